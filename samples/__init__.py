@@ -1,0 +1,1 @@
+"""Bundled game data (decks, catalogues, boards), the card and scene renderer, sample media."""
