@@ -1,0 +1,551 @@
+"""Finding cards in a frame as four-corner outlines (vision stages 1 and 2).
+
+Pipeline (all of it runs at a reduced working resolution except the corner refinement):
+
+1. Candidate regions from three complementary masks, so that one failing cue does not lose a
+   card: (a) the inside of closed edge rings (Canny on lightness and saturation, closed by a
+   small dilation; the holes of the edge map are card faces even when wood grain touches the
+   outline), (b) lightness above the local background (adaptive threshold: white cards on
+   dark or textured tables), (c) a global Otsu split of lightness (big uniform cards).
+2. Each region's convex hull is reduced to a quadrilateral and checked: area relative to the
+   frame, side ratio, corner angles, how well the quad fits the region.
+3. Overlapping candidates are merged by score; a candidate that is the union of two or more
+   other candidates (touching cards seen as one blob) is dropped in favour of its parts, and a
+   candidate lying inside a bigger card (a court card's picture frame) is dropped.
+4. Corners are refined at full resolution: each side is re-found as the strongest gradient
+   across it at points along its straight middle part, a robust line is fitted, and adjacent
+   lines are intersected (this also gives the virtual corner of rounded cards).
+5. Regions that fit a card only after filling in a part hidden by another card, or quads cut by
+   the frame border, are reported with ``visible=False``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.errors import InvalidImageError
+from vision.types import Detection, Quad
+
+
+@dataclass(frozen=True)
+class DetectConfig:
+    """Tunables of :func:`detect_cards`. Sizes are relative to the frame so they fit any resolution."""
+
+    work_max_side: int = 640
+    """The frame is shrunk so that its longer side is at most this many pixels for detection."""
+    min_area_frac: float = 0.004
+    """Smallest card area as a fraction of the frame area."""
+    max_area_frac: float = 0.6
+    """Largest card area as a fraction of the frame area."""
+    min_aspect: float = 0.45
+    """Smallest accepted short/long side ratio of the quad (a 0.7 card tilted 40 degrees gives ~0.54)."""
+    max_aspect: float = 0.97
+    """Largest accepted short/long side ratio."""
+    max_angle_dev: float = 40.0
+    """Largest deviation of a quad's corner angle from 90 degrees."""
+    canny_low: int = 30
+    canny_high: int = 90
+    adaptive_block_frac: float = 0.6
+    """Adaptive threshold window as a fraction of the working image's shorter side."""
+    open_frac: float = 0.025
+    """Opening kernel for the lightness masks as a fraction of the working image's shorter side."""
+    adaptive_offset: float = 12.0
+    """How much lighter than its neighbourhood a pixel must be to count as card (0-255 scale)."""
+    min_fill: float = 0.86
+    """Smallest ratio of region area to fitted quad area for a fully visible card."""
+    min_occluded_fill: float = 0.5
+    """Smallest such ratio for a card reported as partly hidden."""
+    min_coverage: float = 0.85
+    """Fraction of a quad's outline that must follow the region's outline for an edge-ring card."""
+    nms_iou: float = 0.5
+    """Candidates overlapping an accepted one by more than this IoU are duplicates."""
+    refine: bool = True
+    """Refine corners on the full-resolution image."""
+    refine_samples: int = 24
+    """Points sampled along each side for refinement."""
+    min_edge_support: float = 0.45
+    """Fraction of side samples that must sit on a strong edge for a confident detection."""
+    min_confidence: float = 0.3
+    """Detections scoring below this are dropped."""
+    border_margin_frac: float = 0.004
+    """A corner within this fraction of the frame's longer side of the border marks the card as cut."""
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    quad: np.ndarray  # (4, 2) float64, working-image pixels, clockwise on screen
+    area: float  # quad area
+    fill: float  # how well the region explains the quad, in [0, 1]
+    score: float
+    occluded: bool
+
+
+def detect_cards(image: np.ndarray, config: DetectConfig = DetectConfig()) -> list[Detection]:
+    """Find every card in a BGR (or grayscale) uint8 frame.
+
+    Returns detections sorted by confidence, highest first, with quads in full-resolution
+    image pixels ordered as described in :meth:`vision.types.Quad.card_order`.
+    """
+    frame = _validate(image)
+    height, width = frame.shape[:2]
+    scale = min(1.0, config.work_max_side / max(height, width))
+    if scale < 1.0:
+        small = cv2.resize(frame, (round(width * scale), round(height * scale)), interpolation=cv2.INTER_AREA)
+    else:
+        small = frame
+    candidates = _candidates(small, config)
+    chosen = _select(candidates, small.shape[:2], config)
+    gray_full = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
+    margin = config.border_margin_frac * max(height, width)
+    detections: list[Detection] = []
+    for cand in chosen:
+        quad = cand.quad / scale
+        support = 1.0
+        if config.refine:
+            quad, support = _refine(gray_full, quad, scale, config)
+        if quad is None:
+            continue
+        conf = _confidence(cand, support, config)
+        if conf < config.min_confidence:
+            continue
+        cut = bool(
+            (quad[:, 0] < margin).any()
+            or (quad[:, 1] < margin).any()
+            or (quad[:, 0] > width - 1 - margin).any()
+            or (quad[:, 1] > height - 1 - margin).any()
+        )
+        detections.append(Detection(Quad.card_order(quad), round(conf, 4), visible=not (cand.occluded or cut)))
+    detections.sort(key=lambda d: -d.confidence)
+    return detections
+
+
+def _validate(image: np.ndarray) -> np.ndarray:
+    if not isinstance(image, np.ndarray):
+        raise InvalidImageError(f"expected a numpy image array, got {type(image).__name__}")
+    if image.dtype != np.uint8:
+        raise InvalidImageError(f"expected a uint8 image, got dtype {image.dtype}")
+    if image.ndim == 3 and image.shape[2] == 4:
+        image = cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+    elif image.ndim == 2:
+        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    if image.ndim != 3 or image.shape[2] != 3:
+        raise InvalidImageError(f"expected an image of shape (H, W, 3) or (H, W), got {image.shape}")
+    if min(image.shape[:2]) < 32:
+        raise InvalidImageError(f"expected at least 32x32 pixels, got {image.shape[1]}x{image.shape[0]}")
+    return image
+
+
+# ----------------------------------------------------------------------------- candidates
+
+
+def _masks(small: np.ndarray, config: DetectConfig) -> list[tuple[np.ndarray, int]]:
+    """Binary masks and the contour retrieval mode to use on each."""
+    hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
+    light = cv2.GaussianBlur(lab[:, :, 0], (5, 5), 0)
+    sat = cv2.GaussianBlur(hsv[:, :, 1], (5, 5), 0)
+    edges = cv2.Canny(light, config.canny_low, config.canny_high, L2gradient=True)
+    edges |= cv2.Canny(sat, config.canny_low, config.canny_high, L2gradient=True)
+    thin = cv2.dilate(edges, np.ones((3, 3), np.uint8))
+    thick = cv2.dilate(edges, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
+    short = min(small.shape[:2])
+    block = max(15, int(short * config.adaptive_block_frac) | 1)
+    bright = cv2.adaptiveThreshold(
+        light, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, block, -config.adaptive_offset
+    )
+    # Opening with a kernel a few percent of the frame cuts bright streaks (wood grain, glare)
+    # that touch a card, without removing the card itself.
+    k = max(3, int(short * config.open_frac) | 1)
+    bright = cv2.morphologyEx(bright, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    # Whiteness: light and colourless (card stock) against tinted tables such as wood or cloth.
+    chroma = cv2.absdiff(lab[:, :, 1], 128).astype(np.int16) + cv2.absdiff(lab[:, :, 2], 128).astype(np.int16)
+    white = np.clip(lab[:, :, 0].astype(np.int16) - 4 * chroma, 0, 255).astype(np.uint8)
+    white = cv2.GaussianBlur(white, (5, 5), 0)
+    _, otsu = cv2.threshold(white, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
+    otsu = cv2.morphologyEx(otsu, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    return [(thin, cv2.RETR_LIST), (thick, cv2.RETR_LIST), (bright, cv2.RETR_EXTERNAL), (otsu, cv2.RETR_EXTERNAL)]
+
+
+def _candidates(small: np.ndarray, config: DetectConfig) -> list[_Candidate]:
+    h, w = small.shape[:2]
+    frame_area = float(h * w)
+    min_area = config.min_area_frac * frame_area
+    max_area = config.max_area_frac * frame_area
+    out: list[_Candidate] = []
+    for mask, mode in _masks(small, config):
+        contours, _ = cv2.findContours(mask, mode, cv2.CHAIN_APPROX_NONE)
+        for contour in contours:
+            area = cv2.contourArea(contour)
+            if area < min_area * config.min_occluded_fill or area > max_area:
+                continue
+            cand = _fit_quad(contour, area, min_area, max_area, config)
+            if cand is not None:
+                out.append(cand)
+    return out
+
+
+def _fit_quad(
+    contour: np.ndarray, area: float, min_area: float, max_area: float, config: DetectConfig
+) -> _Candidate | None:
+    hull = cv2.convexHull(contour)
+    hull_area = cv2.contourArea(hull)
+    if hull_area <= 0:
+        return None
+    quad = _hull_to_quad(hull)
+    boxed = False
+    if quad is None or cv2.contourArea(quad.astype(np.float32)) < 0.85 * hull_area:
+        # Not a quad by itself: maybe a card with a part hidden. Try the smallest enclosing
+        # rotated rectangle; it is kept only as a partly hidden card.
+        quad = cv2.boxPoints(cv2.minAreaRect(hull)).astype(np.float64)
+        boxed = True
+    quad = _clockwise(quad)
+    if not boxed:
+        fitted = _fit_sides(contour, quad)
+        if fitted is not None:
+            quad = fitted
+    quad_area = abs(_shoelace(quad))
+    if not (min_area <= quad_area <= max_area):
+        return None
+    hull_fill = hull_area / quad_area
+    if hull_fill > 1.12 or not _plausible_shape(quad, config):
+        return None
+    fill = area / quad_area
+    coverage = _boundary_coverage(contour, quad)
+    solid = fill >= config.min_fill
+    ringed = hull_fill >= 0.9 and coverage >= config.min_coverage
+    if not boxed and (solid or ringed):
+        quality = min(hull_fill, 1.0 / hull_fill) * (0.5 + 0.5 * max(coverage, min(fill, 1.0)))
+        return _Candidate(quad, quad_area, quality, quality * _shape_score(quad), False)
+    if fill >= config.min_occluded_fill and coverage >= 0.5:
+        quality = 0.6 * min(fill, 1.0)
+        return _Candidate(quad, quad_area, quality, quality * _shape_score(quad), True)
+    return None
+
+
+def _hull_to_quad(hull: np.ndarray) -> np.ndarray | None:
+    """Four corners of a convex outline: a 4-vertex polygon approximation if one exists,
+    otherwise the hull points reaching furthest towards the corners of its enclosing rectangle
+    (rounded or clipped corners, small bumps)."""
+    perimeter = cv2.arcLength(hull, True)
+    for eps in (0.015, 0.025, 0.035, 0.05, 0.07):
+        approx = cv2.approxPolyDP(hull, eps * perimeter, True)
+        if len(approx) == 4:
+            return approx.reshape(4, 2).astype(np.float64)
+        if len(approx) < 4:
+            break
+    pts = hull.reshape(-1, 2).astype(np.float64)
+    if len(pts) < 4:
+        return None
+    (cx, cy), _, _ = cv2.minAreaRect(hull)
+    box = cv2.boxPoints(cv2.minAreaRect(hull)).astype(np.float64)
+    center = np.array([cx, cy])
+    corners = []
+    for b in box:
+        direction = b - center
+        corners.append(pts[int(np.argmax((pts - center) @ direction))])
+    quad = np.array(corners)
+    if len({(round(x, 3), round(y, 3)) for x, y in quad}) < 4:
+        return None
+    return quad
+
+
+def _fit_sides(contour: np.ndarray, quad: np.ndarray) -> np.ndarray | None:
+    """Re-fit each side of ``quad`` as a line through the outline points along its straight middle.
+
+    Rounded or clipped corners pull polygon vertices inwards; intersecting fitted side lines
+    recovers the card's (virtual) corners.
+    """
+    pts = contour.reshape(-1, 2).astype(np.float64)
+    lines = []
+    for s in range(4):
+        a, b = quad[s], quad[(s + 1) % 4]
+        d = b - a
+        length = float(np.linalg.norm(d))
+        if length < 4:
+            return None
+        d /= length
+        rel = pts - a
+        along = rel @ d
+        across = np.abs(rel @ np.array([d[1], -d[0]]))
+        sel = (along > 0.15 * length) & (along < 0.85 * length) & (across < 2.0 + 0.04 * length)
+        if sel.sum() < 5:
+            lines.append((a, d))
+            continue
+        line = cv2.fitLine(pts[sel].astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        lines.append((np.array(line[2:4], np.float64), np.array(line[0:2], np.float64)))
+    out = []
+    for s in range(4):
+        c = _line_intersection(lines[(s - 1) % 4], lines[s])
+        if c is None:
+            return None
+        out.append(c)
+    new = np.array(out)
+    if np.linalg.norm(new - quad, axis=1).max() > 0.15 * float(np.linalg.norm(quad[2] - quad[0])):
+        return None
+    return _clockwise(new)
+
+
+def _boundary_coverage(contour: np.ndarray, quad: np.ndarray, samples: int = 12) -> float:
+    """Fraction of points along the quad's sides that lie close to the region's outline."""
+    ts = np.linspace(0.1, 0.9, samples)
+    pts = quad[:, None, :] + ts[None, :, None] * (np.roll(quad, -1, axis=0) - quad)[:, None, :]
+    sides = np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)
+    tol = 2.0 + 0.03 * float(sides.min())
+    hits = 0
+    for x, y in pts.reshape(-1, 2):
+        if abs(cv2.pointPolygonTest(contour, (float(x), float(y)), True)) <= tol:
+            hits += 1
+    return hits / (4 * samples)
+
+
+def _plausible_shape(quad: np.ndarray, config: DetectConfig) -> bool:
+    sides = np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)
+    if sides.min() <= 2:
+        return False
+    a = (sides[0] + sides[2]) / 2
+    b = (sides[1] + sides[3]) / 2
+    ratio = min(a, b) / max(a, b)
+    if not (config.min_aspect <= ratio <= config.max_aspect):
+        return False
+    # Opposite sides of a card under moderate perspective have similar lengths.
+    if min(sides[0], sides[2]) / max(sides[0], sides[2]) < 0.6:
+        return False
+    if min(sides[1], sides[3]) / max(sides[1], sides[3]) < 0.6:
+        return False
+    angles = _angles(quad)
+    return bool(np.all(np.abs(angles - 90.0) <= config.max_angle_dev))
+
+
+def _shape_score(quad: np.ndarray) -> float:
+    angles = _angles(quad)
+    return float(max(0.0, 1.0 - np.abs(angles - 90.0).mean() / 90.0))
+
+
+def _angles(quad: np.ndarray) -> np.ndarray:
+    prev = np.roll(quad, 1, axis=0) - quad
+    nxt = np.roll(quad, -1, axis=0) - quad
+    cos = (prev * nxt).sum(axis=1) / (np.linalg.norm(prev, axis=1) * np.linalg.norm(nxt, axis=1) + 1e-9)
+    return np.degrees(np.arccos(np.clip(cos, -1.0, 1.0)))
+
+
+def _shoelace(quad: np.ndarray) -> float:
+    x, y = quad[:, 0], quad[:, 1]
+    return float(0.5 * (np.dot(x, np.roll(y, -1)) - np.dot(np.roll(x, -1), y)))
+
+
+def _clockwise(quad: np.ndarray) -> np.ndarray:
+    return quad if _shoelace(quad) > 0 else quad[::-1].copy()
+
+
+# ----------------------------------------------------------------------------- selection
+
+
+def _poly_overlap(a: np.ndarray, b: np.ndarray) -> float:
+    inter, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
+    return float(max(inter, 0.0))
+
+
+def _select(cands: list[_Candidate], frame_shape: tuple[int, int], config: DetectConfig) -> list[_Candidate]:
+    """Merge duplicates, split merged blobs, drop card-internal rectangles and stray partial shapes."""
+    cands = sorted(cands, key=lambda c: (c.occluded, -c.score))
+    # 1. Duplicates: the same card found by several masks (the best-scoring copy is kept).
+    unique: list[_Candidate] = []
+    for cand in cands:
+        if all(_iou(cand, kept) <= 0.8 for kept in unique):
+            unique.append(cand)
+    n = len(unique)
+    # 2. Containment: inside[i][j] is True when candidate j lies mostly inside candidate i.
+    inside = [[False] * n for _ in range(n)]
+    for i in range(n):
+        for j in range(n):
+            if i != j and unique[j].area < unique[i].area * 0.9:
+                inside[i][j] = _poly_overlap(unique[i].quad, unique[j].quad) > 0.85 * unique[j].area
+    drop = [False] * n
+    extra: list[_Candidate] = []
+    for i in range(n):
+        parts = [j for j in range(n) if inside[i][j] and not unique[j].occluded and unique[j].area > 0.08 * unique[i].area]
+        disjoint: list[int] = []
+        for j in sorted(parts, key=lambda k: -unique[k].area):
+            if all(_poly_overlap(unique[j].quad, unique[k].quad) < 0.15 * unique[j].area for k in disjoint):
+                disjoint.append(j)
+        # Two or more separate cards inside i (touching cards seen as one blob), or a full card
+        # inside a region that only fits a card loosely: i is not a card of its own.
+        if len(disjoint) >= 2 or (unique[i].occluded and disjoint):
+            drop[i] = True
+            if len(disjoint) == 2 and not unique[i].occluded:
+                halves = _split_between(unique[i], unique[disjoint[0]], unique[disjoint[1]])
+                if halves is not None:
+                    extra.extend(halves)
+    for i in range(n):
+        if drop[i] or unique[i].occluded:
+            continue
+        for j in range(n):
+            if inside[i][j]:
+                drop[j] = True  # a printed frame or pip inside a card
+    survivors = [c for c, d in zip(unique, drop) if not d]
+    for half in extra:
+        # A half replaces the rectangles inside it (printed frames of two touching cards).
+        survivors = [c for c in survivors if _poly_overlap(half.quad, c.quad) < 0.85 * c.area]
+        survivors.append(half)
+    # 3. Plain NMS, fully fitting candidates first.
+    result: list[_Candidate] = []
+    for cand in sorted(survivors, key=lambda c: (c.occluded, -c.score)):
+        if all(_iou(cand, kept) <= config.nms_iou and _poly_overlap(cand.quad, kept.quad) <= 0.5 * cand.area for kept in result):
+            result.append(cand)
+    # 4. A partly hidden card needs something that hides it: a card on top or the frame border.
+    h, w = frame_shape
+    final = []
+    for cand in result:
+        if cand.occluded:
+            under = any(not k.occluded and _poly_overlap(cand.quad, k.quad) > 0.05 * cand.area for k in result)
+            q = cand.quad
+            at_border = bool((q[:, 0] < 2).any() or (q[:, 1] < 2).any() or (q[:, 0] > w - 3).any() or (q[:, 1] > h - 3).any())
+            if not (under or at_border):
+                continue
+        final.append(cand)
+    return final
+
+
+def _split_between(blob: _Candidate, a: _Candidate, b: _Candidate) -> list[_Candidate] | None:
+    """Cut a blob of two touching cards in two, between the two card-like shapes inside it.
+
+    Returns None when the two shapes already fill their halves (they are the cards themselves,
+    separated by a visible gap) or when the halves do not look like cards.
+    """
+    q = blob.quad
+    ca, cb = a.quad.mean(axis=0), b.quad.mean(axis=0)
+    # Decide which pair of opposite sides the cut joins: the one the parts are separated along.
+    for s0 in range(2):
+        p0, p1, p2, p3 = q[s0], q[(s0 + 1) % 4], q[(s0 + 2) % 4], q[(s0 + 3) % 4]
+        axis = (p1 + p2) / 2 - (p0 + p3) / 2
+        length = float(np.linalg.norm(axis))
+        if length < 1e-6:
+            continue
+        ta = float((ca - (p0 + p3) / 2) @ axis) / length**2
+        tb = float((cb - (p0 + p3) / 2) @ axis) / length**2
+        if abs(ta - tb) < 0.35:
+            continue
+        t = (ta + tb) / 2
+        top = p0 + t * (p1 - p0)
+        bottom = p3 + t * (p2 - p3)
+        halves = [np.array([p0, top, bottom, p3]), np.array([top, p1, p2, bottom])]
+        out = []
+        for h in halves:
+            h = _clockwise(h)
+            area = abs(_shoelace(h))
+            ratio = max(a.area, b.area) / area
+            if not _plausible_shape(h, DetectConfig()) or ratio > 0.85 or min(a.area, b.area) / area < 0.35:
+                return None
+            out.append(_Candidate(h, area, blob.fill, blob.score * 0.95, False))
+        return out
+    return None
+
+
+def _iou(a: _Candidate, b: _Candidate) -> float:
+    inter = _poly_overlap(a.quad, b.quad)
+    return inter / (a.area + b.area - inter)
+
+
+# ----------------------------------------------------------------------------- refinement
+
+
+def _line_intersection(l1: tuple[np.ndarray, np.ndarray], l2: tuple[np.ndarray, np.ndarray]) -> np.ndarray | None:
+    p, d = l1
+    q, e = l2
+    den = d[0] * e[1] - d[1] * e[0]
+    if abs(den) < 1e-9:
+        return None
+    t = ((q[0] - p[0]) * e[1] - (q[1] - p[1]) * e[0]) / den
+    return p + t * d
+
+
+def _refine(
+    gray: np.ndarray, quad: np.ndarray, scale: float, config: DetectConfig
+) -> tuple[np.ndarray | None, float]:
+    """Snap each side to the strongest nearby edge; return the new quad and the edge support."""
+    radius = max(3.0, 2.5 / scale + 2.0)
+    support = 0.0
+    for step in range(2):
+        quad, support = _refine_once(gray, quad, radius, config)
+        if quad is None:
+            return None, 0.0
+        radius = max(2.0, radius / 2)
+    return quad, support
+
+
+def _refine_once(
+    gray: np.ndarray, quad: np.ndarray, radius: float, config: DetectConfig
+) -> tuple[np.ndarray | None, float]:
+    n = config.refine_samples
+    ts = np.linspace(0.12, 0.88, n)
+    offsets = np.arange(-radius, radius + 0.5, 0.5)
+    k = len(offsets)
+    center = quad.mean(axis=0)
+    starts = quad
+    ends = np.roll(quad, -1, axis=0)
+    dirs = ends - starts
+    lengths = np.linalg.norm(dirs, axis=1, keepdims=True)
+    dirs = dirs / np.maximum(lengths, 1e-9)
+    normals = np.stack([dirs[:, 1], -dirs[:, 0]], axis=1)
+    # Point normals outwards.
+    mids = (starts + ends) / 2
+    flip = ((mids - center) * normals).sum(axis=1) < 0
+    normals[flip] *= -1
+    base = starts[:, None, :] + ts[None, :, None] * (ends - starts)[:, None, :]  # (4, n, 2)
+    pts = base[:, :, None, :] + offsets[None, None, :, None] * normals[:, None, None, :]  # (4, n, k, 2)
+    map_x = pts[..., 0].reshape(1, -1).astype(np.float32)
+    map_y = pts[..., 1].reshape(1, -1).astype(np.float32)
+    prof = cv2.remap(gray, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    prof = prof.reshape(4, n, k).astype(np.float32)
+    grad = np.abs(np.gradient(prof, axis=2))
+    idx = grad.argmax(axis=2)  # (4, n)
+    peak = np.take_along_axis(grad, idx[..., None], axis=2)[..., 0]
+    # Sub-sample peak position by a parabola through the neighbours.
+    left = np.take_along_axis(grad, np.clip(idx - 1, 0, k - 1)[..., None], axis=2)[..., 0]
+    right = np.take_along_axis(grad, np.clip(idx + 1, 0, k - 1)[..., None], axis=2)[..., 0]
+    den = left - 2 * peak + right
+    frac = np.where((np.abs(den) > 1e-6) & (idx > 0) & (idx < k - 1), 0.5 * (left - right) / np.where(den == 0, 1, den), 0.0)
+    pos = offsets[idx] + frac * 0.5
+    strong = peak >= 4.0  # grey levels per half pixel
+    interior = (idx > 0) & (idx < k - 1)
+    good = strong & interior
+    lines = []
+    supported = 0
+    for s in range(4):
+        sel = good[s]
+        if sel.sum() < max(4, n // 4):
+            lines.append((base[s].mean(axis=0), dirs[s]))
+            continue
+        pts_s = base[s][sel] + pos[s][sel][:, None] * normals[s]
+        line = cv2.fitLine(pts_s.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        d = np.array([line[0], line[1]], dtype=np.float64)
+        p = np.array([line[2], line[3]], dtype=np.float64)
+        resid = np.abs((pts_s - p) @ np.array([d[1], -d[0]]))
+        supported += int((resid < 1.5).sum())
+        lines.append((p, d))
+    new = []
+    for s in range(4):
+        corner = _line_intersection(lines[(s - 1) % 4], lines[s])
+        if corner is None:
+            return None, 0.0
+        new.append(corner)
+    new_quad = np.array(new)
+    # Reject refinements that moved a corner absurdly far (lost the card).
+    if np.linalg.norm(new_quad - quad, axis=1).max() > 4 * radius + 0.05 * float(lengths.max()):
+        return quad, supported / (4 * n)
+    return new_quad, supported / (4 * n)
+
+
+def _confidence(cand: _Candidate, support: float, config: DetectConfig) -> float:
+    fill_term = cand.fill
+    edge_term = min(1.0, support / max(config.min_edge_support, 1e-6))
+    conf = 0.35 * fill_term + 0.25 * _shape_score(cand.quad) + 0.4 * edge_term
+    if support < config.min_edge_support:
+        conf *= 0.6
+    if cand.occluded:
+        conf *= 0.8
+    return float(min(1.0, max(0.0, conf)))
