@@ -8,7 +8,11 @@ Pipeline (all of it runs at a reduced working resolution except the corner refin
    outline), (b) lightness above the local background (adaptive threshold: white cards on
    dark or textured tables), (c) a global Otsu split of lightness (big uniform cards).
 2. Each region's convex hull is reduced to a quadrilateral and checked: area relative to the
-   frame, side ratio, corner angles, how well the quad fits the region.
+   frame, side ratio, corner angles, how well the quad fits the region. Every quad must then be
+   backed by image edges: a lightness or saturation step along most of each side that is not
+   cut by the frame border. A region that leaks into the table (a weak card edge merging with
+   wood grain) is opened with a large disc to cut the streaks off, and its quad is snapped to
+   the strongest nearby edge lines before the same check.
 3. Overlapping candidates are merged by score; a candidate that is the union of two or more
    other candidates (touching cards seen as one blob) is dropped in favour of its parts, and a
    candidate lying inside a bigger card (a court card's picture frame) is dropped.
@@ -16,7 +20,8 @@ Pipeline (all of it runs at a reduced working resolution except the corner refin
    across it at points along its straight middle part, a robust line is fitted, and adjacent
    lines are intersected (this also gives the virtual corner of rounded cards).
 5. Regions that fit a card only after filling in a part hidden by another card, or quads cut by
-   the frame border, are reported with ``visible=False``.
+   the frame border, are reported with ``visible=False``. Such pieces, and any card much smaller
+   than the best one in view, must be of a size that fits the other cards in the frame.
 """
 
 from __future__ import annotations
@@ -73,6 +78,28 @@ class DetectConfig:
     """Detections scoring below this are dropped."""
     border_margin_frac: float = 0.004
     """A corner within this fraction of the frame's longer side of the border marks the card as cut."""
+    min_piece_frac: float = 0.35
+    """A partly hidden or cut card must have at least this fraction of the typical visible card's area."""
+    min_lone_piece_support: float = 0.9
+    """Edge support a partly hidden card needs when no fully visible card gives the typical size."""
+    lone_piece_area_factor: float = 4.0
+    """With no fully visible card in view, a partly hidden one must be this many times ``min_area_frac``."""
+    min_piece_polarity: float = 0.8
+    """Share of a partly hidden card's edge points that must be lighter (or all darker) inside."""
+    rescue_open_frac: float = 0.25
+    """Disc size, relative to a leaking region's width, used to cut streaks off a card face."""
+    min_rescue_polarity: float = 0.85
+    """Share of a rescued card's edge points that must be lighter (or all darker) inside."""
+    min_relative_area: float = 0.3
+    """Fully visible cards smaller than this fraction of the best-scoring card's area are dropped."""
+    support_step: float = 10.0
+    """Smallest step across a quad side (0-255 scale, lightness or saturation) that counts as an edge."""
+    min_side_support: float = 0.55
+    """Every uncut side of a fully visible card must have at least this fraction of its points on an edge."""
+    min_mean_support: float = 0.75
+    """Mean edge support over the uncut sides of a fully visible card."""
+    min_occluded_support: float = 0.5
+    """Mean edge support over the uncut sides of a partly hidden card."""
 
 
 @dataclass(frozen=True)
@@ -82,6 +109,8 @@ class _Candidate:
     fill: float  # how well the region explains the quad, in [0, 1]
     score: float
     occluded: bool
+    support: float = 1.0  # mean fraction of the uncut sides' points lying on an image edge
+    polarity: float = 1.0  # share of those edge points whose lightness step has the majority sign
 
 
 def detect_cards(image: np.ndarray, config: DetectConfig = DetectConfig()) -> list[Detection]:
@@ -175,6 +204,7 @@ def _candidates(small: np.ndarray, config: DetectConfig) -> list[_Candidate]:
     frame_area = float(h * w)
     min_area = config.min_area_frac * frame_area
     max_area = config.max_area_frac * frame_area
+    probe = _probe_image(small)
     out: list[_Candidate] = []
     for mask, mode in _masks(small, config):
         contours, _ = cv2.findContours(mask, mode, cv2.CHAIN_APPROX_NONE)
@@ -184,8 +214,173 @@ def _candidates(small: np.ndarray, config: DetectConfig) -> list[_Candidate]:
                 continue
             cand = _fit_quad(contour, area, min_area, max_area, config)
             if cand is not None:
+                cand = _verify(cand, probe, config)
+            if cand is None or cand.occluded:
+                rescued = _rescue(contour, area, probe, min_area, max_area, config)
+                if rescued is not None:
+                    out.append(rescued)
+            if cand is not None:
                 out.append(cand)
     return out
+
+
+def _rescue(
+    contour: np.ndarray, area: float, probe: np.ndarray, min_area: float, max_area: float, config: DetectConfig
+) -> _Candidate | None:
+    """Recover a card whose region leaks into the table (grain or cloth touching a weak edge).
+
+    The filled region is opened with a disc a quarter of its width: a card face survives as one
+    compact blob while thin attached streaks are cut off. The blob's quad is then snapped to the
+    strongest nearby edges and must pass the same edge check as any fully visible card.
+    """
+    (_, _), (rw, rh), _ = cv2.minAreaRect(contour)
+    short = min(rw, rh)
+    if short < 8 or area < min_area or area < 0.55 * rw * rh or short < 0.3 * max(rw, rh):
+        return None
+    x, y, bw, bh = cv2.boundingRect(contour)
+    roi = np.zeros((bh + 2, bw + 2), np.uint8)
+    cv2.drawContours(roi, [contour - np.array([x - 1, y - 1])], -1, 255, -1)
+    # The opening runs at half resolution: it only has to cut streaks, the edges are snapped later.
+    half = cv2.resize(roi, ((bw + 3) // 2, (bh + 3) // 2), interpolation=cv2.INTER_NEAREST)
+    k = max(3, int(config.rescue_open_frac * short / 2) | 1)
+    opened = cv2.morphologyEx(half, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    blobs, _ = cv2.findContours(opened, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not blobs:
+        return None
+    blob = max(blobs, key=cv2.contourArea) * 2 + np.array([x - 1, y - 1])
+    hull = cv2.convexHull(blob)
+    quad = _hull_to_quad(hull)
+    if quad is None:
+        quad = cv2.boxPoints(cv2.minAreaRect(hull)).astype(np.float64)
+    quad = _snap(probe, _clockwise(quad), max(3.0, 0.08 * short))
+    if quad is None:
+        return None
+    quad_area = abs(_shoelace(quad))
+    if not (min_area <= quad_area <= max_area) or not _plausible_shape(quad, config):
+        return None
+    cand = _verify(_Candidate(quad, quad_area, 0.8, 0.8 * _shape_score(quad), False), probe, config)
+    if cand is None or cand.polarity < config.min_rescue_polarity:
+        return None
+    return cand
+
+
+def _snap(probe: np.ndarray, quad: np.ndarray, radius: float, samples: int = 32) -> np.ndarray | None:
+    """Move each side of ``quad`` onto the line best supported by edge points within ``radius``."""
+    ts = np.linspace(0.1, 0.9, samples)
+    offsets = np.arange(-radius - 2.0, radius + 2.5, 1.0)
+    k = len(offsets)
+    starts, ends = quad, np.roll(quad, -1, axis=0)
+    dirs = ends - starts
+    dirs = dirs / np.maximum(np.linalg.norm(dirs, axis=1, keepdims=True), 1e-9)
+    normals = np.stack([dirs[:, 1], -dirs[:, 0]], axis=1)
+    mids = (starts + ends) / 2
+    normals[((mids - quad.mean(axis=0)) * normals).sum(axis=1) < 0] *= -1
+    base = starts[:, None, :] + ts[None, :, None] * (ends - starts)[:, None, :]
+    pts = base[:, :, None, :] + offsets[None, None, :, None] * normals[:, None, None, :]
+    prof = cv2.remap(
+        probe, pts[..., 0].reshape(1, -1).astype(np.float32), pts[..., 1].reshape(1, -1).astype(np.float32),
+        cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE,
+    ).reshape(4, samples, k, 2)
+    step = np.abs(prof[:, :, 0 : k - 4, :] - prof[:, :, 4:k, :]).max(axis=3)  # centred at offsets[2:k-2]
+    best = step.argmax(axis=2)
+    pos = offsets[2 : k - 2][best]
+    strong = np.take_along_axis(step, best[..., None], axis=2)[..., 0] >= 10.0
+    lines = []
+    for s in range(4):
+        if strong[s].sum() < samples // 3:
+            return None
+        p = base[s][strong[s]] + pos[s][strong[s]][:, None] * normals[s]
+        lines.append(_robust_line(p))
+    corners = [_line_intersection(lines[(s - 1) % 4], lines[s]) for s in range(4)]
+    if any(c is None for c in corners):
+        return None
+    return _clockwise(np.array(corners))
+
+
+def _robust_line(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A line through most of ``points``: best of a few point pairs, refitted on its inliers."""
+    n = len(points)
+    idx = np.arange(0, n, max(1, n // 6))
+    i, j = np.meshgrid(idx, idx, indexing="ij")
+    keep = i < j
+    i, j = i[keep], j[keep]
+    d = points[j] - points[i]
+    norm = np.hypot(d[:, 0], d[:, 1])
+    ok = norm > 1e-6
+    sel = points
+    if ok.any():
+        i, d, norm = i[ok], d[ok], norm[ok]
+        normal = np.stack([-d[:, 1], d[:, 0]], axis=1) / norm[:, None]
+        dist = np.abs(((points[None, :, :] - points[i][:, None, :]) * normal[:, None, :]).sum(axis=2))
+        inliers = dist < 1.5
+        best = inliers[int(inliers.sum(axis=1).argmax())]
+        if best.sum() >= 2:
+            sel = points[best]
+    line = cv2.fitLine(sel.astype(np.float32), cv2.DIST_L2, 0, 0.01, 0.01).ravel()
+    return np.array(line[2:4], np.float64), np.array(line[0:2], np.float64)
+
+
+def _probe_image(small: np.ndarray) -> np.ndarray:
+    """Lightness and saturation planes (float32, lightly smoothed) used to check quad sides."""
+    lab_l = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)[:, :, 0]
+    sat = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)[:, :, 1]
+    planes = np.dstack([lab_l, sat]).astype(np.float32)
+    return cv2.GaussianBlur(planes, (3, 3), 0)
+
+
+def _side_support(probe: np.ndarray, quad: np.ndarray, samples: int = 24) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Edge evidence along each side of ``quad`` (working-image pixels).
+
+    For points spread along each side, the strongest step (lightness or saturation, over 4 px
+    across the side, within 3 px of it) is measured. Returns per side the step values (4, n),
+    the sign of the lightness step at each point (positive: inside lighter) and whether the
+    side runs along the frame border (a card cut by the image edge), where no edge can exist.
+    """
+    h, w = probe.shape[:2]
+    ts = np.linspace(0.1, 0.9, samples)
+    offsets = np.arange(-5.0, 6.0, 1.0)
+    starts = quad
+    ends = np.roll(quad, -1, axis=0)
+    dirs = ends - starts
+    dirs = dirs / np.maximum(np.linalg.norm(dirs, axis=1, keepdims=True), 1e-9)
+    normals = np.stack([dirs[:, 1], -dirs[:, 0]], axis=1)
+    mids = (starts + ends) / 2
+    center = quad.mean(axis=0)
+    normals[((mids - center) * normals).sum(axis=1) < 0] *= -1  # point outwards
+    base = starts[:, None, :] + ts[None, :, None] * (ends - starts)[:, None, :]
+    pts = base[:, :, None, :] + offsets[None, None, :, None] * normals[:, None, None, :]  # (4, n, k, 2)
+    map_x = pts[..., 0].reshape(1, -1).astype(np.float32)
+    map_y = pts[..., 1].reshape(1, -1).astype(np.float32)
+    prof = cv2.remap(probe, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    prof = prof.reshape(4, samples, len(offsets), 2)
+    # Step at centre c: inside (c - 2) minus outside (c + 2), for centres -3..3.
+    step = prof[:, :, 0:7, :] - prof[:, :, 4:11, :]
+    mag = np.abs(step).max(axis=3)  # strongest channel
+    best = mag.argmax(axis=2)
+    strength = np.take_along_axis(mag, best[..., None], axis=2)[..., 0]
+    light = np.take_along_axis(step[..., 0], best[..., None], axis=2)[..., 0]
+    outer = base + 5.0 * normals[:, None, :]
+    outside = (outer[..., 0] < 0) | (outer[..., 1] < 0) | (outer[..., 0] > w - 1) | (outer[..., 1] > h - 1)
+    cut = outside.mean(axis=1) > 0.5
+    return strength, np.sign(light), cut
+
+
+def _verify(cand: _Candidate, probe: np.ndarray, config: DetectConfig) -> _Candidate | None:
+    """Keep a candidate only if real image edges run along its sides; fold that into its score."""
+    strength, sign, cut = _side_support(probe, cand.quad)
+    if cut.sum() > 1:
+        return None
+    on_edge = strength >= config.support_step
+    per_side = on_edge.mean(axis=1)[~cut]
+    mean = float(per_side.mean())
+    signs = sign[~cut][on_edge[~cut]]
+    polarity = float(max((signs > 0).mean(), (signs < 0).mean())) if signs.size else 0.0
+    if cand.occluded:
+        if mean < config.min_occluded_support:
+            return None
+    elif per_side.min() < config.min_side_support or mean < config.min_mean_support:
+        return None
+    return _Candidate(cand.quad, cand.area, cand.fill, cand.score * mean, cand.occluded, mean, polarity)
 
 
 def _fit_quad(
@@ -367,7 +562,7 @@ def _select(cands: list[_Candidate], frame_shape: tuple[int, int], config: Detec
     drop = [False] * n
     extra: list[_Candidate] = []
     for i in range(n):
-        parts = [j for j in range(n) if inside[i][j] and not unique[j].occluded and unique[j].area > 0.08 * unique[i].area]
+        parts = [j for j in range(n) if inside[i][j] and not unique[j].occluded and unique[j].area > 0.03 * unique[i].area]
         disjoint: list[int] = []
         for j in sorted(parts, key=lambda k: -unique[k].area):
             if all(_poly_overlap(unique[j].quad, unique[k].quad) < 0.15 * unique[j].area for k in disjoint):
@@ -384,8 +579,8 @@ def _select(cands: list[_Candidate], frame_shape: tuple[int, int], config: Detec
         if drop[i] or unique[i].occluded:
             continue
         for j in range(n):
-            if inside[i][j]:
-                drop[j] = True  # a printed frame or pip inside a card
+            if inside[i][j] and unique[j].area >= 0.3 * unique[i].area:
+                drop[j] = True  # a printed frame inside a card
     survivors = [c for c, d in zip(unique, drop) if not d]
     for half in extra:
         # A half replaces the rectangles inside it (printed frames of two touching cards).
@@ -397,14 +592,28 @@ def _select(cands: list[_Candidate], frame_shape: tuple[int, int], config: Detec
         if all(_iou(cand, kept) <= config.nms_iou and _poly_overlap(cand.quad, kept.quad) <= 0.5 * cand.area for kept in result):
             result.append(cand)
     # 4. A partly hidden card needs something that hides it: a card on top or the frame border.
+    # A piece cut by the frame border must be big enough to be part of a card like the others in
+    # view, or (with no such card to compare with) have a very clean outline.
     h, w = frame_shape
+    visible_areas = [c.area for c in result if not c.occluded]
+    typical = float(np.median(visible_areas)) if visible_areas else 0.0
+    best = max((c for c in result if not c.occluded), key=lambda c: c.score, default=None)
     final = []
     for cand in result:
-        if cand.occluded:
+        if best is not None and cand.area < config.min_relative_area * best.area:
+            continue
+        q = cand.quad
+        at_border = bool((q[:, 0] < 2).any() or (q[:, 1] < 2).any() or (q[:, 0] > w - 3).any() or (q[:, 1] > h - 3).any())
+        if cand.occluded or at_border:
             under = any(not k.occluded and _poly_overlap(cand.quad, k.quad) > 0.05 * cand.area for k in result)
-            q = cand.quad
-            at_border = bool((q[:, 0] < 2).any() or (q[:, 1] < 2).any() or (q[:, 0] > w - 3).any() or (q[:, 1] > h - 3).any())
-            if not (under or at_border):
+            if typical > 0:
+                sized = config.min_piece_frac * typical <= cand.area <= 1.5 * typical
+            else:
+                sized = (
+                    cand.support >= config.min_lone_piece_support
+                    and cand.area >= config.lone_piece_area_factor * config.min_area_frac * h * w
+                )
+            if not ((under or at_border) and sized and cand.polarity >= config.min_piece_polarity):
                 continue
         final.append(cand)
     return final
