@@ -7,12 +7,11 @@ line on stderr and exit status 2; argument errors exit with status 2 from argpar
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Callable, Sequence
 
+from companion.commands import register_all
 from companion.errors import CompanionError
-from companion.games import GAME_NAMES
 
 
 def _known_errors() -> tuple[type[BaseException], ...]:
@@ -29,18 +28,6 @@ def _known_errors() -> tuple[type[BaseException], ...]:
     return tuple(errors)
 
 
-def _cmd_simulate(args: argparse.Namespace) -> int:
-    from companion.simulate import simulate
-
-    log = simulate(args.game, args.players, args.seed)
-    if args.json:
-        json.dump(log.to_json(), sys.stdout, ensure_ascii=False)
-        sys.stdout.write("\n")
-    else:
-        print(log.to_text())
-    return 0
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="companion",
@@ -48,12 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    sim = sub.add_parser("simulate", help="play a whole game with a seeded random legal policy")
-    sim.add_argument("--game", required=True, help=f"one of {', '.join(GAME_NAMES)}")
-    sim.add_argument("--players", default="3", help="a count (2..) or comma-separated names")
-    sim.add_argument("--seed", type=int, default=0)
-    sim.add_argument("--json", action="store_true", help="print the log as JSON")
-    sim.set_defaults(func=_cmd_simulate)
+    register_all(sub)
     return parser
 
 
