@@ -32,6 +32,7 @@ from companion.games.base import Verdict, parse_int, read_csv_rows, samples_dir,
 
 NAME = "gladiola"
 TITLE = "Via Gladiola"
+SCORE_LABEL = "blisters"
 MIN_PLAYERS = 2
 MAX_PLAYERS = 6
 

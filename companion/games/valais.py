@@ -35,6 +35,7 @@ from companion.games.base import Verdict, parse_int, read_csv_rows, samples_dir,
 
 NAME = "valais"
 TITLE = "Valais*Wallis Digital"
+SCORE_LABEL = "cards left"
 MIN_PLAYERS = 2
 MAX_PLAYERS = 8
 FIRST_YEAR = 1815
@@ -1056,31 +1057,29 @@ class State(_Table):
         return data
 
     def describe(self, action: Action) -> str:
-        player = self.current_player
-        who = _player(player) if player is not None else "nobody"
         card = None
         if isinstance(action, (Place, RevealOwn, DiscardOwn, KeepCard, GiveCard)) and action.card_id in self.cards:
             card = self.cards[action.card_id]
         label = f"card {card.card_id} ({card.date}{', joker ' + str(card.joker) if card and card.joker else ''})" if card else "a card"
         if isinstance(action, Place):
-            return f"{who} places {label} at position {action.position}"
+            return f"place {label} at position {action.position}"
         if isinstance(action, RevealOwn):
-            return f"{who} turns over {label}"
+            return f"turn over {label}"
         if isinstance(action, KeepCard):
-            return f"{who} keeps {label}"
+            return f"keep {label}"
         if isinstance(action, GiveCard):
-            return f"{who} gives {label} to {_player(action.to_player)}"
+            return f"give {label} to {_player(action.to_player)}"
         if isinstance(action, RemoveFromTimeline):
             if 0 <= action.index < len(self.timeline):
-                return f"{who} removes {self.timeline[action.index].date} (position {action.index}) from the timeline"
-            return f"{who} removes position {action.index} from the timeline"
+                return f"remove {self.timeline[action.index].date} (position {action.index}) from the timeline"
+            return f"remove position {action.index} from the timeline"
         if isinstance(action, DiscardOwn):
-            return f"{who} discards {label}"
+            return f"discard {label}"
         if isinstance(action, PlaceSeen):
-            return f"{who} places {action.card.date} at position {action.position}"
+            return f"place {action.card.date} at position {action.position}"
         if isinstance(action, RevealSeen):
-            return f"{who} turns over {action.card.date}"
-        return f"{who}: {action!r}"
+            return f"turn over {action.card.date}"
+        return repr(action)
 
     # ---- JSON
 

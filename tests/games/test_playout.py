@@ -56,11 +56,13 @@ def _play(name, module, players, seed):
         assert observer.public_view() == state.public_view()
         copy = _roundtrip(module, state)
         assert copy.to_json() == state.to_json()
+        assert copy.public_view() == state.public_view()
         if not state.is_chance_node():
             actions = state.legal_actions()
             assert actions, "a running game offers an action"
+            saved = json.loads(json.dumps(state.to_json()))
             for action in actions:
-                trial = _roundtrip(module, state)
+                trial = module.State.from_json(saved)
                 verdict = trial.apply(module.action_from_json(action.to_json()))
                 assert verdict.legal, (action, verdict)
         action = random_step(state, rng)

@@ -525,9 +525,9 @@ def test_observer_start_rejects_bad_setups(args):
 @pytest.mark.parametrize(
     "action, text",
     [
-        (Place(5, 1), "player 1 places card 5 (1860) at position 1"),
-        (Place(31, 0), "player 1 places card 31 (1815-08-04, joker 1815) at position 0"),
-        (RemoveFromTimeline(0), "player 1 removes 1820 (position 0) from the timeline"),
+        (Place(5, 1), "place card 5 (1860) at position 1"),
+        (Place(31, 0), "place card 31 (1815-08-04, joker 1815) at position 0"),
+        (RemoveFromTimeline(0), "remove 1820 (position 0) from the timeline"),
     ],
 )
 def test_describe(action, text):
