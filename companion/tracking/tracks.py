@@ -1,0 +1,361 @@
+"""Card identities across frames, stability, and "is a hand over the table?".
+
+:class:`CardTracker` turns the per-frame :class:`~vision.types.FrameResult` stream into table
+events: :class:`CardSettled` (a card came to rest with a confirmed reading, or its confirmed
+reading changed while it rested) and :class:`CardRemoved` (a card that had settled is gone).
+
+How it decides:
+
+* **Identity.** Each observation is matched to at most one track, greedily by quad overlap
+  (IoU) with the track's last quad, plus a bonus when the observation's reading equals the
+  track's confirmed reading (appearance). Unmatched observations start new tracks.
+* **Readings by vote.** Only visible observations with ``confidence >= min_confidence`` vote.
+  A track keeps the last ``vote_window`` votes since it last moved; a reading is confirmed when
+  it has at least ``min_votes`` votes and more than ``vote_share`` of the window. A single
+  misread frame therefore never changes a card.
+* **Settling.** A track "changes" when a corner moves more than ``move_tolerance`` from where it
+  rests (its anchor) or when its confirmed reading changes. It is settled once it has not
+  changed for ``settle_seconds`` of calm table (see below) and has a confirmed reading.
+* **Hands.** The table is *busy* in a frame when the caller says a hand is seen (``hand=True``,
+  e.g. from :func:`skin_fraction`), when a card is moving, or when at least ``unstable_share``
+  of the established cards moved or vanished in that frame. Nothing is concluded while busy, and
+  the settle clock of every card restarts when the table calms down.
+* **Removal.** A settled card unseen for ``lost_seconds`` of calm table is removed. A card that
+  never settled (carried across by a hand) disappears silently. A card counts as unstable only
+  during the first ``settle_seconds`` after it vanished: a card hidden by a resting hand for
+  longer than ``settle_seconds + lost_seconds`` is taken as removed unless the caller reports
+  the hand (``hand=True``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from companion.errors import CompanionError
+from companion.tracking.geometry import card_size, corner_shift, quad_iou
+from vision.types import CardDate, CardKind, CardObservation, FrameResult, Quad
+
+
+@dataclass(frozen=True)
+class TrackConfig:
+    """Tunables of the tracker; times in seconds, so they hold at any frame rate.
+
+    ``move_tolerance``: a corner may wander this fraction of the card size (square root of its
+    area), but at least ``min_move_px`` pixels, before the card counts as moved.
+    ``iou_match``: least overlap for an observation to continue a track.
+    ``appearance_bonus``: added to the IoU score when the reading agrees with the track.
+    ``vote_window``/``min_votes``/``vote_share``: reading confirmation (see module doc).
+    ``min_confidence``: observations below it do not vote.
+    ``settle_seconds``: how long a card must rest, on a calm table, to count as placed.
+    ``lost_seconds``: how long a settled card must be missing, on a calm table, to count as gone.
+    ``unstable_share``: share of established cards moving or missing that marks a hand.
+    ``evidence_size``: how many agreeing observations a settled event carries.
+    """
+
+    move_tolerance: float = 0.04
+    min_move_px: float = 3.0
+    iou_match: float = 0.3
+    appearance_bonus: float = 0.25
+    vote_window: int = 7
+    min_votes: int = 3
+    vote_share: float = 0.5
+    min_confidence: float = 0.5
+    settle_seconds: float = 0.4
+    lost_seconds: float = 1.0
+    unstable_share: float = 0.3
+    evidence_size: int = 5
+
+    def __post_init__(self) -> None:
+        positive = ("move_tolerance", "min_move_px", "iou_match", "settle_seconds", "lost_seconds",
+                    "unstable_share")
+        for name in positive:
+            if not getattr(self, name) > 0:
+                raise CompanionError(f"TrackConfig.{name}: expected a positive number, got {getattr(self, name)!r}")
+        if not 1 <= self.min_votes <= self.vote_window:
+            raise CompanionError(
+                f"TrackConfig: expected 1 <= min_votes <= vote_window, got {self.min_votes} and {self.vote_window}"
+            )
+        if not 0 <= self.vote_share < 1:
+            raise CompanionError(f"TrackConfig.vote_share: expected a number in [0, 1), got {self.vote_share!r}")
+        if not 0 <= self.min_confidence <= 1:
+            raise CompanionError(f"TrackConfig.min_confidence: expected [0, 1], got {self.min_confidence!r}")
+        if self.evidence_size < 1:
+            raise CompanionError(f"TrackConfig.evidence_size: expected at least 1, got {self.evidence_size}")
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What is printed on a card, as one vote: the fields vision read in one frame."""
+
+    kind: CardKind
+    value: int | None = None
+    blisters: int | None = None
+    date: CardDate | None = None
+
+    @classmethod
+    def of(cls, obs: CardObservation) -> Reading:
+        return cls(obs.kind, obs.value, obs.blisters, obs.date)
+
+    @property
+    def known(self) -> bool:
+        """False for a card vision could not tell (kind unknown)."""
+        return self.kind is not CardKind.UNKNOWN
+
+    def describe(self) -> str:
+        parts = [self.kind.value]
+        if self.value is not None:
+            parts.append(f"value {self.value}")
+        if self.blisters is not None:
+            parts.append(f"{self.blisters} blisters")
+        if self.date is not None:
+            parts.append(f"date {self.date.to_json()}")
+        return ", ".join(parts)
+
+
+@dataclass(frozen=True)
+class SettledCard:
+    """A card at rest on the table: its track id, where it lies and what it shows."""
+
+    track_id: int
+    quad: Quad
+    reading: Reading
+    since: float
+
+
+@dataclass(frozen=True)
+class CardSettled:
+    """A card came to rest with a confirmed reading, or its reading changed while at rest.
+
+    ``previous``: the reading it had when it last settled (None for a card new to the table).
+    ``moved``: it settled somewhere else than where it last settled.
+    ``evidence``: the observations that agree with ``card.reading`` (most recent last).
+    """
+
+    card: SettledCard
+    previous: Reading | None
+    moved: bool
+    evidence: tuple[CardObservation, ...]
+
+
+@dataclass(frozen=True)
+class CardRemoved:
+    """A card that had settled has been gone for long enough: ``card`` is how it last lay."""
+
+    card: SettledCard
+    evidence: tuple[CardObservation, ...]
+
+
+TableEvent = CardSettled | CardRemoved
+
+
+@dataclass
+class _Track:
+    """Mutable per-card bookkeeping (internal)."""
+
+    track_id: int
+    quad: Quad
+    anchor: Quad
+    first_seen: float
+    last_change: float
+    last_seen: float
+    votes: deque[tuple[Reading, CardObservation, float]] = field(default_factory=deque)
+    reading: Reading | None = None
+    settled: SettledCard | None = None
+    moved_now: bool = False
+    seen_now: bool = False
+
+
+class CardTracker:
+    """Keeps card tracks over frames and reports table events (see the module doc)."""
+
+    def __init__(self, config: TrackConfig = TrackConfig()) -> None:
+        self.config = config
+        self._tracks: dict[int, _Track] = {}
+        self._next_id = 1
+        self._calm_since: float | None = None
+        self._busy = False
+        self._last_time: float | None = None
+
+    # -- public read-only view -------------------------------------------------------------
+
+    @property
+    def busy(self) -> bool:
+        """Whether the last frame looked like a hand over the table."""
+        return self._busy
+
+    def settled_cards(self) -> tuple[SettledCard, ...]:
+        """Every card currently at rest (as last settled), by track id."""
+        return tuple(t.settled for t in sorted(self._tracks.values(), key=lambda t: t.track_id) if t.settled)
+
+    def track_count(self) -> int:
+        return len(self._tracks)
+
+    def all_settled(self) -> bool:
+        """True when there are tracks and each of them is settled at its current reading and place."""
+        return bool(self._tracks) and all(self._as_settled(t, t.reading) for t in self._tracks.values())
+
+    def _tolerance(self, quad: Quad) -> float:
+        return max(self.config.min_move_px, self.config.move_tolerance * card_size(quad))
+
+    def _as_settled(self, track: _Track, reading: Reading | None) -> bool:
+        """Whether the track rests where, and shows what, it showed when it last settled."""
+        old = track.settled
+        return (
+            old is not None
+            and old.reading == reading
+            and corner_shift(old.quad, track.anchor) <= self._tolerance(old.quad)
+        )
+
+    # -- the frame step --------------------------------------------------------------------
+
+    def update(self, timestamp: float, result: FrameResult, hand: bool | None = None) -> list[TableEvent]:
+        """Take one frame; return the events concluded in it (none while the table is busy)."""
+        if self._last_time is not None and timestamp < self._last_time:
+            raise CompanionError(f"frames must come in time order: got {timestamp} after {self._last_time}")
+        self._last_time = timestamp
+        for track in self._tracks.values():
+            track.moved_now = False
+            track.seen_now = False
+        new_tracks = self._associate(timestamp, result.observations)
+        self._busy = self._is_busy(new_tracks, hand)
+        if self._busy:
+            self._calm_since = None
+            return []
+        if self._calm_since is None:
+            self._calm_since = timestamp
+        return self._conclude(timestamp)
+
+    # -- internals -------------------------------------------------------------------------
+
+    def _associate(self, now: float, observations: tuple[CardObservation, ...]) -> list[_Track]:
+        pairs: list[tuple[float, int, int]] = []
+        tracks = list(self._tracks.values())
+        for oi, obs in enumerate(observations):
+            reading = Reading.of(obs)
+            for track in tracks:
+                iou = quad_iou(track.quad, obs.quad)
+                if iou < self.config.iou_match:
+                    continue
+                bonus = self.config.appearance_bonus if track.reading is not None and reading == track.reading else 0.0
+                pairs.append((iou + bonus, oi, track.track_id))
+        pairs.sort(key=lambda p: (-p[0], p[1], p[2]))
+        used_obs: set[int] = set()
+        used_tracks: set[int] = set()
+        for _, oi, tid in pairs:
+            if oi in used_obs or tid in used_tracks:
+                continue
+            used_obs.add(oi)
+            used_tracks.add(tid)
+            self._observe(self._tracks[tid], observations[oi], now)
+        created: list[_Track] = []
+        for oi, obs in enumerate(observations):
+            if oi in used_obs:
+                continue
+            track = _Track(self._next_id, obs.quad, obs.quad, now, now, now)
+            self._next_id += 1
+            self._tracks[track.track_id] = track
+            self._observe(track, obs, now)
+            created.append(track)
+        return created
+
+    def _observe(self, track: _Track, obs: CardObservation, now: float) -> None:
+        cfg = self.config
+        track.seen_now = True
+        track.last_seen = now
+        track.quad = obs.quad
+        if corner_shift(track.anchor, obs.quad) > self._tolerance(track.anchor):
+            track.anchor = obs.quad
+            track.last_change = now
+            track.moved_now = True
+            track.votes.clear()
+        if obs.visible and obs.confidence >= cfg.min_confidence:
+            track.votes.append((Reading.of(obs), obs, now))
+            while len(track.votes) > cfg.vote_window:
+                track.votes.popleft()
+        majority = self._majority(track)
+        if majority is not None and majority != track.reading:
+            if track.reading is not None:
+                # the card changed when the new reading started to be seen, not when it won
+                track.last_change = max(track.last_change, min(t for r, _, t in track.votes if r == majority))
+            track.reading = majority
+
+    def _majority(self, track: _Track) -> Reading | None:
+        if len(track.votes) < self.config.min_votes:
+            return None
+        counts = Counter(r for r, _, _ in track.votes)
+        reading, count = max(counts.items(), key=lambda kv: kv[1])
+        tied = sum(1 for c in counts.values() if c == count) > 1
+        if tied or count < self.config.min_votes or count <= self.config.vote_share * len(track.votes):
+            return None
+        return reading
+
+    def _is_busy(self, new_tracks: list[_Track], hand: bool | None) -> bool:
+        if hand:
+            return True
+        established = [t for t in self._tracks.values() if t.settled is not None]
+        # a card that vanished only just now counts; one long gone is taken away, not covered
+        now = self._last_time if self._last_time is not None else 0.0
+        unstable = sum(
+            1 for t in established
+            if t.moved_now or (not t.seen_now and now - t.last_seen <= self.config.settle_seconds + 1e-9)
+        )
+        if unstable and unstable >= self.config.unstable_share * len(established):
+            return True
+        fresh_moving = any(t.moved_now for t in self._tracks.values() if t.settled is None and t not in new_tracks)
+        return fresh_moving
+
+    def _conclude(self, now: float) -> list[TableEvent]:
+        cfg = self.config
+        assert self._calm_since is not None
+        events: list[TableEvent] = []
+        for track in sorted(self._tracks.values(), key=lambda t: t.track_id):
+            if not track.seen_now:
+                continue
+            rested = now - max(track.last_change, self._calm_since)
+            confirmed = self._majority(track)
+            if rested + 1e-9 < cfg.settle_seconds or confirmed is None or confirmed != track.reading:
+                continue
+            old = track.settled
+            if self._as_settled(track, confirmed):
+                continue  # back where it was settled (e.g. nudged under a hand and put back)
+            card = SettledCard(track.track_id, track.anchor, confirmed, now)
+            track.settled = card
+            moved = old is not None and corner_shift(old.quad, track.anchor) > self._tolerance(old.quad)
+            evidence = tuple(o for r, o, _ in track.votes if r == confirmed)[-cfg.evidence_size:]
+            events.append(CardSettled(card, old.reading if old else None, moved, evidence))
+        for track in sorted(self._tracks.values(), key=lambda t: t.track_id):
+            if track.seen_now:
+                continue
+            gone = now - max(track.last_seen, self._calm_since)
+            if gone + 1e-9 < cfg.lost_seconds:
+                continue
+            del self._tracks[track.track_id]
+            if track.settled is not None:
+                evidence = tuple(o for _, o, _ in track.votes)[-cfg.evidence_size:]
+                events.append(CardRemoved(track.settled, evidence))
+        return events
+
+
+def skin_fraction(image: np.ndarray, region: tuple[int, int, int, int] | None = None) -> float:
+    """Share of pixels in a BGR image (or its ``(x0, y0, x1, y1)`` region) that look like skin.
+
+    A coarse YCrCb box test (Cr 135..180, Cb 85..135), enough to tell "an arm reaches over the
+    table" when the share jumps; pass ``hand=share > threshold`` to :meth:`CardTracker.update`.
+    """
+    if image.ndim != 3 or image.shape[2] != 3:
+        raise CompanionError(f"skin_fraction: expected a BGR image of shape (h, w, 3), got {image.shape}")
+    if region is not None:
+        x0, y0, x1, y1 = region
+        image = image[max(0, y0):max(0, y1), max(0, x0):max(0, x1)]
+    if image.size == 0:
+        return 0.0
+    pixels = image.astype(np.float32)
+    b, g, r = pixels[..., 0], pixels[..., 1], pixels[..., 2]
+    y = 0.299 * r + 0.587 * g + 0.114 * b
+    cr = (r - y) * 0.713 + 128.0
+    cb = (b - y) * 0.564 + 128.0
+    mask = (cr >= 135) & (cr <= 180) & (cb >= 85) & (cb <= 135)
+    return float(mask.mean())

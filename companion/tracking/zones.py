@@ -1,0 +1,205 @@
+"""Table zones in image pixels: where the walk pile, the gladiolas, the Valais row, the Via Appia
+income display and the scoring area are.
+
+Zones are found automatically from the settled layout (the ``*_zones`` functions below) and can
+be replaced by the user at any time with :meth:`Zones.with_zone` (the dashboard lets players drag
+a zone). A card belongs to a zone when its centre lies inside the zone's polygon.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from companion.errors import CompanionError
+from companion.tracking.geometry import Polygon, bounding_box, card_size, expand_quad, point_in_polygon
+from vision.types import Point, Quad
+
+PILE_GROWTH = 1.4  # the walk pile zone: the top card grown by this factor around its centre
+GLADIOLA_REACH = 2.5  # "beside the pile": within this many card sizes of the pile's centre
+ROW_HALF_WIDTH = 0.9  # the Valais row band: this many card sizes either side of the row line
+ROW_END_REACH = 2.0  # and this many card sizes beyond the first and last card
+DISPLAY_MARGIN = 0.6  # the income display: bounding box of its cards plus this many card sizes
+
+
+class ZoneKind(Enum):
+    """The named areas of a table."""
+
+    WALK_PILE = "walk-pile"
+    GLADIOLA_SPOT = "gladiola-spot"
+    ROW = "row"
+    DISPLAY = "display"
+    SCORING = "scoring"
+
+
+@dataclass(frozen=True)
+class Zone:
+    """A named polygon in image pixels (at least 3 corners)."""
+
+    kind: ZoneKind
+    polygon: Polygon
+
+    def __post_init__(self) -> None:
+        if len(self.polygon) < 3:
+            raise CompanionError(f"zone {self.kind.value}: expected a polygon of 3 or more corners, got {len(self.polygon)}")
+        object.__setattr__(self, "polygon", tuple((float(x), float(y)) for x, y in self.polygon))
+
+    def contains(self, point: Point) -> bool:
+        return point_in_polygon(point, self.polygon)
+
+    def holds(self, quad: Quad) -> bool:
+        """Whether a card lying at ``quad`` is in this zone (its centre is inside)."""
+        return self.contains(quad.centroid)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind.value, "polygon": [[round(x, 2), round(y, 2)] for x, y in self.polygon]}
+
+    @classmethod
+    def from_json(cls, data: Any) -> Zone:
+        try:
+            return cls(ZoneKind(data["kind"]), tuple((float(x), float(y)) for x, y in data["polygon"]))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise CompanionError(f"expected a zone {{kind, polygon: [[x, y], ...]}}, got {data!r} ({exc})") from None
+
+
+@dataclass(frozen=True)
+class Zones:
+    """The zones of one table, at most one per kind."""
+
+    zones: tuple[Zone, ...] = ()
+
+    def __post_init__(self) -> None:
+        kinds = [z.kind for z in self.zones]
+        if len(set(kinds)) != len(kinds):
+            raise CompanionError(f"expected at most one zone per kind, got {[k.value for k in kinds]}")
+
+    def get(self, kind: ZoneKind) -> Zone | None:
+        return next((z for z in self.zones if z.kind is kind), None)
+
+    def with_zone(self, zone: Zone) -> Zones:
+        """A copy where ``zone`` replaces the zone of the same kind (or is added)."""
+        return Zones(tuple(z for z in self.zones if z.kind is not zone.kind) + (zone,))
+
+    def holds(self, kind: ZoneKind, quad: Quad) -> bool:
+        zone = self.get(kind)
+        return zone is not None and zone.holds(quad)
+
+    def to_json(self) -> list[dict[str, Any]]:
+        return [z.to_json() for z in self.zones]
+
+    @classmethod
+    def from_json(cls, data: Any) -> Zones:
+        if not isinstance(data, list):
+            raise CompanionError(f"expected a list of zones, got {type(data).__name__}")
+        return cls(tuple(Zone.from_json(z) for z in data))
+
+
+def frame_zone(kind: ZoneKind, width: int, height: int) -> Zone:
+    """A zone covering the whole frame."""
+    return Zone(kind, ((0.0, 0.0), (float(width), 0.0), (float(width), float(height)), (0.0, float(height))))
+
+
+def gladiola_zones(top: Quad, width: int, height: int) -> Zones:
+    """Via Gladiola zones around the walk pile whose top card lies at ``top``.
+
+    The scoring area starts as the whole frame: a card counts for scoring when it lies in it and
+    in no other zone (see :func:`scoring_quads`).
+    """
+    return Zones((
+        Zone(ZoneKind.WALK_PILE, expand_quad(top, PILE_GROWTH)),
+        Zone(ZoneKind.GLADIOLA_SPOT, _octagon(top.centroid, GLADIOLA_REACH * card_size(top))),
+        frame_zone(ZoneKind.SCORING, width, height),
+    ))
+
+
+def _octagon(centre: Point, radius: float) -> Polygon:
+    cx, cy = centre
+    return tuple(
+        (cx + radius * math.cos(math.radians(22.5 + 45 * k)), cy + radius * math.sin(math.radians(22.5 + 45 * k)))
+        for k in range(8)
+    )
+
+
+def beside_pile(zones: Zones, quad: Quad) -> bool:
+    """In the gladiola spot but not on the walk pile itself."""
+    return zones.holds(ZoneKind.GLADIOLA_SPOT, quad) and not zones.holds(ZoneKind.WALK_PILE, quad)
+
+
+def scoring_quads(zones: Zones, quads: Sequence[Quad]) -> list[int]:
+    """Indices of the quads in the scoring area and in no other zone."""
+    others = [z for z in zones.zones if z.kind is not ZoneKind.SCORING]
+    return [
+        i for i, q in enumerate(quads)
+        if zones.holds(ZoneKind.SCORING, q) and not any(z.holds(q) for z in others)
+    ]
+
+
+def _principal_axis(points: Sequence[Point]) -> tuple[Point, Point]:
+    """Mean point and unit direction of largest spread (x axis for a single point)."""
+    n = len(points)
+    mx = sum(p[0] for p in points) / n
+    my = sum(p[1] for p in points) / n
+    sxx = sum((p[0] - mx) ** 2 for p in points)
+    syy = sum((p[1] - my) ** 2 for p in points)
+    sxy = sum((p[0] - mx) * (p[1] - my) for p in points)
+    if sxx == syy == sxy == 0:
+        return (mx, my), (1.0, 0.0)
+    angle = 0.5 * math.atan2(2 * sxy, sxx - syy)
+    dx, dy = math.cos(angle), math.sin(angle)
+    if dx < 0 or (dx == 0 and dy < 0):
+        dx, dy = -dx, -dy
+    return (mx, my), (dx, dy)
+
+
+def row_zone(quads: Sequence[Quad]) -> Zone:
+    """The band around the straight line that best fits the row of card centres."""
+    if not quads:
+        raise CompanionError("row zone: expected at least one card of the row, got none")
+    centres = [q.centroid for q in quads]
+    size = sum(card_size(q) for q in quads) / len(quads)
+    (mx, my), (dx, dy) = _principal_axis(centres)
+    along = [(c[0] - mx) * dx + (c[1] - my) * dy for c in centres]
+    lo, hi = min(along) - ROW_END_REACH * size, max(along) + ROW_END_REACH * size
+    nx, ny = -dy, dx
+    half = ROW_HALF_WIDTH * size + max(abs((c[0] - mx) * nx + (c[1] - my) * ny) for c in centres)
+    corners = [
+        (mx + dx * a + nx * s * half, my + dy * a + ny * s * half)
+        for a, s in ((lo, -1), (hi, -1), (hi, 1), (lo, 1))
+    ]
+    return Zone(ZoneKind.ROW, tuple(corners))
+
+
+def order_along_row(points: Sequence[Point]) -> list[int]:
+    """Indices of ``points`` in row order, starting from the end that is leftmost on screen.
+
+    The row may be curved: start at the extreme point along the principal axis and walk to the
+    nearest point not yet taken. Reverse the result for a row read right to left.
+    """
+    if not points:
+        return []
+    (mx, my), (dx, dy) = _principal_axis(points)
+    along = [(p[0] - mx) * dx + (p[1] - my) * dy for p in points]
+    start = min(range(len(points)), key=lambda i: (along[i], points[i][0], points[i][1]))
+    order = [start]
+    left = set(range(len(points))) - {start}
+    while left:
+        last = points[order[-1]]
+        nxt = min(left, key=lambda i: (math.dist(last, points[i]), along[i]))
+        order.append(nxt)
+        left.remove(nxt)
+    first, final = points[order[0]], points[order[-1]]
+    if (final[0], final[1]) < (first[0], first[1]):
+        order.reverse()
+    return order
+
+
+def display_zone(quads: Sequence[Quad]) -> Zone:
+    """The Via Appia income display: the box around its cards plus a margin."""
+    if not quads:
+        raise CompanionError("display zone: expected the income cards on display, got none")
+    size = sum(card_size(q) for q in quads) / len(quads)
+    points = [p for q in quads for p in q.corners]
+    return Zone(ZoneKind.DISPLAY, bounding_box(points, DISPLAY_MARGIN * size))

@@ -1,0 +1,242 @@
+"""Tracker: synthetic table films to public actions, fed to the real game Observers."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from companion.games import appia, gladiola, valais
+from companion.tracking import TrackConfig, TrackedMove, Tracker
+from tests.tracking.film import FPS, HEIGHT, Card, Film
+from vision.types import CardKind
+
+SETTLE_FRAMES = math.ceil(TrackConfig().settle_seconds * FPS - 1e-9)
+PILE = (640.0, 360.0)
+
+
+def play(tracker: Tracker, film: Film, observer) -> tuple[list[tuple[int, TrackedMove]], list]:
+    """Run the film; apply each move to ``observer`` as the session would."""
+    moves, verdicts = [], []
+    for i, result in enumerate(film.results()):
+        for move in tracker.update(i, i / FPS, result, view=observer.public_view()):
+            moves.append((i, move))
+            verdicts.append(observer.apply(move.action))
+    return moves, verdicts
+
+
+# -- Via Gladiola ------------------------------------------------------------------------------
+
+START = Card(*PILE, CardKind.START, 0, 0)
+
+
+def walk(value: int, blisters: int) -> Card:
+    return Card(*PILE, CardKind.WALK, value, blisters)
+
+
+def test_gladiola_walks_and_gladiola_each_detected_once_after_settling():
+    deck = gladiola.load_deck()
+    w5, w12 = walk(5, deck.walk_card(5).blisters), walk(12, deck.walk_card(12).blisters)
+    flower = Card(PILE[0] + 130, PILE[1], CardKind.GLADIOLA, None, 3)
+    film = Film(seed=1)
+    film.still([START], 20)
+    film.lay([START], w5, covers=[START])
+    rest_5 = film.still([w5], 30)
+    film.lay([w5], w12, covers=[w5])
+    rest_12 = film.still([w12], 10)
+    film.frame([w12.obs(value=13)])  # one misread frame while resting
+    film.still([w12], 20)
+    film.lay([w12], flower)
+    rest_flower = film.still([w12, flower], 30)
+    observer = gladiola.Observer.start(2, 0)
+    moves, verdicts = play(Tracker("gladiola"), film, observer)
+    assert [m.action for _, m in moves] == [gladiola.Walk("W05"), gladiola.Walk("W12"), gladiola.LayGladiola("G3")]
+    assert [i for i, _ in moves] == [rest_5 + 1 + SETTLE_FRAMES, rest_12 + 1 + SETTLE_FRAMES,
+                                     rest_flower + 1 + SETTLE_FRAMES]
+    assert verdicts[0].legal and verdicts[1].legal and verdicts[1].draws == 1
+    assert not verdicts[2].legal  # gladiolas only on day 4: the engine, not the tracker, says so
+    assert all(m.evidence and all(o.kind is not CardKind.UNKNOWN for o in m.evidence) for _, m in moves)
+    assert observer.public_view().walk_pile == ("S", "W05", "W12")
+
+
+def test_still_table_with_jitter_and_misreads_gives_no_moves():
+    film = Film(seed=2, jitter=1.0)
+    film.still([START], 20)
+    for i in range(150):
+        misread = i % 17 == 5
+        film.frame([START.obs(dx=(i % 3) - 1, kind=CardKind.WALK if misread else CardKind.START,
+                              value=7 if misread else 0)])
+    tracker = Tracker("gladiola")
+    moves, _ = play(tracker, film, gladiola.Observer.start(2, 0))
+    assert moves == [] and tracker.started and tracker.notices() == ()
+
+
+def _to_finish_and_new_day(start_turn: float) -> tuple[Film, Card]:
+    film = Film(seed=3)
+    film.still([START], 20)
+    top = START
+    for value in (10, 20, 30, 40):
+        card = walk(value, 0)
+        film.lay([top], card, covers=[top])
+        film.still([card], 20)
+        top = card
+    finish = Card(*PILE, CardKind.FINISH, 50, 1)
+    film.lay([top], finish, covers=[top])
+    film.still([finish], 20)
+    aside = finish.at(250, 600)
+    film.lay([], aside, source=PILE)
+    film.still([aside], 25)
+    new_start = Card(*PILE, CardKind.START, 0, 0, angle=start_turn)
+    film.lay([aside], new_start)
+    film.still([aside, new_start], 25)
+    day2 = Card(*PILE, CardKind.WALK, 3, 3)
+    film.lay([aside, new_start], day2, covers=[new_start])
+    film.still([aside, day2], 25)
+    return film, finish
+
+
+@pytest.mark.parametrize("turn, consistent", [(90.0, True), (180.0, False), (270.0, False), (0.0, False)])
+def test_gladiola_finish_and_start_card_orientation_checks_the_day(turn, consistent):
+    film, _ = _to_finish_and_new_day(turn)
+    tracker = Tracker("gladiola")
+    observer = gladiola.Observer.start(3, 1)
+    moves, verdicts = play(tracker, film, observer)
+    assert [m.action for _, m in moves] == [gladiola.Walk(c) for c in ("W10", "W20", "W30", "W40", "F2", "W03")]
+    assert all(v.legal for v in verdicts)
+    assert observer.public_view().day == 2
+    notes = [n.message for n in tracker.notices()]
+    day_notes = [n for n in notes if "turned for day" in n]
+    assert (day_notes == []) is consistent, notes
+
+
+def test_gladiola_reports_blister_mismatch_against_the_deck_file():
+    deck = gladiola.load_deck()
+    wrong = (deck.walk_card(9).blisters + 1) % 6
+    film = Film()
+    film.still([START], 20)
+    film.lay([START], walk(9, wrong), covers=[START])
+    film.still([walk(9, wrong)], 20)
+    tracker = Tracker("gladiola")
+    moves, _ = play(tracker, film, gladiola.Observer.start(2, 0))
+    assert [m.action for _, m in moves] == [gladiola.Walk("W09")]
+    assert any("blisters" in n.message for n in tracker.notices())
+
+
+# -- Valais*Wallis -----------------------------------------------------------------------------
+
+ROW_Y = 360.0
+
+
+def timeline(x: float, date: str | None) -> Card:
+    return Card(x, ROW_Y, CardKind.TIMELINE, date=date)
+
+
+def test_valais_placements_wrong_card_and_removal():
+    catalogue = valais.load_catalogue()
+    first = timeline(640, "1920")
+    late = timeline(760, "1990")
+    early = timeline(520, "1816")
+    wrong = timeline(700, "1817")
+    film = Film(seed=4)
+    film.still([first], 20)
+    # 1990 arrives event side up, rests, then is turned over
+    film.lay([first], timeline(760, None))
+    film.still([first, timeline(760, None)], 20)
+    for _ in range(4):
+        film.frame([first.obs(), late.obs(visible=False, confidence=0.3, date=None)])
+    turned = film.still([first, late], 20)
+    film.lay([first, late], early)
+    film.still([early, first, late], 20)
+    film.lay([early, first, late], wrong)
+    film.still([early, first, wrong, late], 20)
+    film.lay([early, first, late], wrong.at(700, HEIGHT + 200), source=(wrong.x, wrong.y))
+    film.still([early, first, late], 30)
+    film.lay([early, late], first.at(640, HEIGHT + 200), source=(first.x, first.y))
+    film.still([early, late], 30)
+    observer = valais.Observer.start(2, 0, first_card=109, catalogue=catalogue)
+    moves, verdicts = play(Tracker("valais", data=catalogue), film, observer)
+    actions = [m.action for _, m in moves]
+    assert actions == [
+        valais.PlaceSeen(catalogue.card(166).seen(), 1),
+        valais.PlaceSeen(catalogue.card(5).seen(), 0),
+        valais.PlaceSeen(catalogue.card(6).seen(), 2),
+        valais.RemoveFromTimeline(1),
+    ]
+    assert moves[0][0] > turned  # nothing before the date side is readable
+    assert [v.legal for v in verdicts] == [True, True, True, False]
+    assert "wrong" in " ".join(verdicts[2].messages)
+    assert [c.card_id for c in observer.public_view().timeline] == [5, 109, 166]
+
+
+@pytest.mark.parametrize("angle", [0.0, 35.0, 90.0, 160.0])
+def test_valais_position_follows_a_rotated_row(angle):
+    catalogue = valais.load_catalogue()
+    a = math.radians(angle)
+
+    def at(k: float, date: str) -> Card:
+        return Card(640 + 120 * k * math.cos(a), 360 + 120 * k * math.sin(a), CardKind.TIMELINE, date=date,
+                    angle=angle)
+
+    film = Film(seed=5)
+    base = [at(-1, "1816"), at(1, "1990")]
+    film.still(base, 20)
+    new = at(0, "1920")
+    film.lay(base, new)
+    film.still(base + [new], 20)
+    observer = valais.Observer.start(2, 0, first_card=5, catalogue=catalogue)
+    observer.apply(valais.PlaceSeen(catalogue.card(166).seen(), 1))
+    moves, verdicts = play(Tracker("valais", data=catalogue), film, observer)
+    assert [m.action for _, m in moves] == [valais.PlaceSeen(catalogue.card(109).seen(), 1)]
+    assert verdicts[0].legal and "correct" in verdicts[0].messages[0]
+
+
+# -- Via Appia ---------------------------------------------------------------------------------
+
+
+def test_appia_income_taken_and_display_refilled():
+    data = appia.default_data()
+    shown = data.cards[:7]
+    cards = [Card(150 + 140 * k, 200, CardKind.INCOME, c.stones, c.sesterces) for k, c in enumerate(shown)]
+    film = Film(seed=6)
+    film.still(cards, 20)
+    table = list(cards)
+    for card in cards:
+        table.remove(card)
+        film.lay(table, card.at(card.x, HEIGHT + 200), source=(card.x, card.y))
+        film.still(table, 25)
+    fresh = [Card(150 + 140 * k, 200, CardKind.INCOME, c.stones, c.sesterces) for k, c in enumerate(data.cards[7:14])]
+    laid: list[Card] = []
+    for card in fresh:
+        film.lay(laid, card)
+        laid.append(card)
+    film.still(laid, 25)
+    observer = appia.Observer.start(2, 0, tuple(c.id for c in shown))
+    moves, verdicts = play(Tracker("appia"), film, observer)
+    assert len(moves) == 7
+    assert all(v.legal for v in verdicts), [v.reason for v in verdicts]
+    assert all(m.unsure == ("take",) for _, m in moves)
+    assert [m.action.card for _, m in moves] == [c.id for c in shown]
+    last = moves[-1][1].action
+    assert last.revealed is not None and len(last.revealed) == 7
+    halves = sorted((data.card_by_id[i].stones, data.card_by_id[i].sesterces) for i in last.revealed)
+    assert halves == sorted((c.stones, c.sesterces) for c in data.cards[7:14])
+    assert set(observer.public_view().display) == set(last.revealed)
+
+
+# -- latency -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fps", [15.0])
+def test_latency_from_settle_to_move(fps, capsys):
+    """Frames and seconds from the first frame a card rests to the frame its move comes out."""
+    assert fps == FPS
+    film = Film()
+    film.still([START], 20)
+    film.lay([START], walk(4, 2), covers=[START])
+    at_rest = film.still([walk(4, 2)], 30)
+    moves, _ = play(Tracker("gladiola"), film, gladiola.Observer.start(2, 0))
+    (frame, _), = moves
+    latency = frame - at_rest
+    assert latency == SETTLE_FRAMES + 1
+    with capsys.disabled():
+        print(f"\nsettle-to-move latency at {fps:g} fps: {latency} frames = {latency / fps:.3f} s")

@@ -1,0 +1,174 @@
+"""CardTracker: identity, voting, settling, hands and removals on synthetic frame sequences."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from companion.errors import CompanionError
+from companion.tracking import CardRemoved, CardSettled, CardTracker, Reading, TrackConfig, skin_fraction
+from tests.tracking.film import FPS, HEIGHT, WIDTH, Card, Film, run
+from vision.types import CardKind, FrameResult
+
+CFG = TrackConfig()
+SETTLE_FRAMES = math.ceil(CFG.settle_seconds * FPS - 1e-9)
+LOST_FRAMES = math.ceil(CFG.lost_seconds * FPS - 1e-9)
+
+W17 = Card(640, 360, CardKind.WALK, 17, 2)
+W30 = Card(400, 360, CardKind.WALK, 30, 4)
+G3 = Card(900, 200, CardKind.GLADIOLA, None, 3)
+
+
+def settled(events):
+    return [(i, e) for i, e in events if isinstance(e, CardSettled)]
+
+
+def removed(events):
+    return [(i, e) for i, e in events if isinstance(e, CardRemoved)]
+
+
+def test_card_settles_once_after_the_settle_time_despite_jitter():
+    film = Film(jitter=1.0)
+    film.still([W17], 60)
+    events = run(CardTracker(), film)
+    assert [i for i, _ in events] == [SETTLE_FRAMES]
+    (_, event), = events
+    assert event.card.reading == Reading(CardKind.WALK, 17, 2)
+    assert event.previous is None and not event.moved
+    assert 1 <= len(event.evidence) <= CFG.evidence_size
+    assert all(o.value == 17 for o in event.evidence)
+
+
+def test_card_carried_in_by_a_hand_settles_only_after_it_stops():
+    film = Film()
+    film.still([W30], 20)
+    last_moving = film.lay([W30], W17, frames=10)
+    film.still([W30, W17], 40)
+    events = settled(run(CardTracker(), film))
+    assert [e.card.reading.value for _, e in events] == [30, 17]
+    frame_17 = events[1][0]
+    at_rest = last_moving + 1  # first frame with the card at its place
+    # the frame it lands in still shows a move; the settle time runs from the next one
+    assert frame_17 == at_rest + 1 + SETTLE_FRAMES
+
+
+@pytest.mark.parametrize("misread_frames", [(10,), (10, 25), (3, 30, 31 + 10)])
+def test_majority_reading_wins_over_single_misreads(misread_frames):
+    film = Film()
+    for i in range(60):
+        value = 13 if i in misread_frames else 17
+        film.frame([W17.obs(value=value)])
+    events = run(CardTracker(), film)
+    assert len(events) == 1
+    assert events[0][1].card.reading.value == 17
+
+
+def test_low_confidence_frames_do_not_vote():
+    film = Film()
+    for i in range(40):
+        film.frame([W17.obs(value=99 if i % 2 else 17, confidence=0.2 if i % 2 else 0.9)])
+    events = run(CardTracker(), film)
+    assert [e.card.reading.value for _, e in events] == [17]
+
+
+def test_nothing_is_concluded_while_a_hand_is_reported():
+    tracker = CardTracker()
+    film = Film()
+    film.still([W17], 40)
+    hand_until = 30
+    got = []
+    for i, result in enumerate(film.results()):
+        events = tracker.update(i / FPS, result, hand=i < hand_until)
+        got.extend((i, e) for e in events)
+        if i < hand_until:
+            assert events == [] and tracker.busy
+    assert [i for i, _ in got] == [hand_until + SETTLE_FRAMES - 1 + 1]
+
+
+def test_card_covered_by_a_hand_for_a_few_frames_is_neither_removed_nor_placed_again():
+    film = Film()
+    film.still([W17, W30], 30)
+    for _ in range(8):  # the hand hides the 30 and the 17 moves a little under the arm's shadow
+        film.frame([W17.obs(dx=6, visible=False, confidence=0.3)])
+    back = film.still([W17, W30], 40)
+    tracker = CardTracker()
+    events = run(tracker, film)
+    assert [i for i, _ in events] == [SETTLE_FRAMES, SETTLE_FRAMES]
+    assert not removed(events)
+    assert tracker.track_count() == 2
+    assert back > SETTLE_FRAMES
+
+
+def test_hand_over_the_table_is_detected_from_unstable_cards():
+    film = Film()
+    film.still([W17, W30, G3], 30)
+    first_gap = film.frame([G3.obs()])  # two of three cards hidden
+    film.still([W17, W30, G3], 5)
+    tracker = CardTracker()
+    busy = []
+    for i, result in enumerate(film.results()):
+        tracker.update(i / FPS, result)
+        busy.append(tracker.busy)
+    assert busy[first_gap]
+    assert not any(busy[:first_gap]) and not any(busy[first_gap + 1:])
+
+
+def test_removed_card_is_reported_once_after_the_lost_time():
+    film = Film()
+    film.still([W17, W30, G3], 30)
+    gone = film.still([W30, G3], 40)
+    events = run(CardTracker(TrackConfig(unstable_share=0.5)), film)
+    gone_events = removed(events)
+    assert len(gone_events) == 1
+    index, event = gone_events[0]
+    assert event.card.reading.value == 17
+    assert index == (gone - 1) + LOST_FRAMES  # last seen in the frame before `gone`
+    assert len(settled(events)) == 3
+
+
+def test_card_carried_across_without_stopping_leaves_no_trace():
+    film = Film()
+    film.still([W30], 20)
+    film.lay([W30], W17, frames=12, source=(0, 0))
+    film.lay([W30], W17.at(1300, 700), frames=12, source=(W17.x, W17.y))
+    film.still([W30], 40)
+    events = run(CardTracker(), film)
+    assert [(e.card.reading.value) for _, e in settled(events)] == [30]
+    assert not removed(events)
+
+
+def test_new_card_laid_square_on_a_pile_changes_the_reading_of_that_spot():
+    film = Film()
+    film.still([W17], 30)
+    film.lay([W17], W30.at(W17.x, W17.y), frames=6, covers=[W17])
+    film.still([W30.at(W17.x, W17.y)], 40)
+    events = settled(run(CardTracker(), film))
+    assert [e.card.reading.value for _, e in events] == [17, 30]
+    assert events[1][1].previous == Reading(CardKind.WALK, 17, 2)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"settle_seconds": 0}, {"min_votes": 0}, {"min_votes": 9, "vote_window": 5}, {"vote_share": 1.0},
+     {"min_confidence": 1.5}, {"evidence_size": 0}, {"iou_match": -1}],
+)
+def test_bad_config_is_refused(kwargs):
+    with pytest.raises(CompanionError):
+        TrackConfig(**kwargs)
+
+
+def test_frames_out_of_time_order_are_refused():
+    tracker = CardTracker()
+    tracker.update(1.0, FrameResult(WIDTH, HEIGHT, ()))
+    with pytest.raises(CompanionError, match="time order"):
+        tracker.update(0.5, FrameResult(WIDTH, HEIGHT, ()))
+
+
+@pytest.mark.parametrize("patch", [0, 20, 50])
+def test_skin_fraction_measures_skin_coloured_area(patch):
+    image = np.full((100, 100, 3), (40, 120, 40), np.uint8)  # green felt
+    image[:patch, :] = (120, 150, 220)  # BGR of light skin
+    assert skin_fraction(image) == pytest.approx(patch / 100, abs=1e-6)
+    assert skin_fraction(image, (0, 0, 100, 10)) == pytest.approx(1.0 if patch >= 10 else 0.0)

@@ -1,0 +1,77 @@
+"""Geometry and zones: overlap, row order, zone membership, user adjustment."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from companion.errors import CompanionError
+from companion.tracking import Zone, ZoneKind, Zones
+from companion.tracking.geometry import quad_iou, quarter_turns, up_angle
+from companion.tracking.zones import beside_pile, gladiola_zones, order_along_row, row_zone
+from tests.tracking.film import card_quad
+
+
+@pytest.mark.parametrize(
+    "dx, dy, expected",
+    [(0, 0, 1.0), (30, 0, 30 * 90 / (2 * 60 * 90 - 30 * 90)), (60, 0, 0.0), (0, 200, 0.0)],
+)
+def test_quad_iou(dx, dy, expected):
+    assert quad_iou(card_quad(100, 100), card_quad(100 + dx, 100 + dy)) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("angle, turns", [(0, 0), (90, 1), (180, 2), (270, 3), (85, 1), (-5, 0)])
+def test_up_angle_and_quarter_turns(angle, turns):
+    quad = card_quad(50, 50, angle=angle)
+    assert up_angle(quad) == pytest.approx(angle % 360, abs=1e-6)
+    assert quarter_turns(0.0, up_angle(quad)) == turns
+
+
+@pytest.mark.parametrize("angle", [0, 30, 90, 145])
+@pytest.mark.parametrize("shuffle", [(0, 1, 2, 3, 4), (3, 0, 4, 2, 1)])
+def test_order_along_straight_and_rotated_row(angle, shuffle):
+    a = math.radians(angle)
+    points = [(500 + 100 * k * math.cos(a), 300 + 100 * k * math.sin(a)) for k in range(5)]
+    given = [points[i] for i in shuffle]
+    order = [shuffle[i] for i in order_along_row(given)]
+    assert order in ([0, 1, 2, 3, 4], [4, 3, 2, 1, 0])
+    first, last = points[order[0]], points[order[-1]]
+    assert first < last  # read from the end leftmost (then topmost) on screen
+
+
+def test_order_along_curved_row():
+    points = [(400 + 200 * math.cos(t), 400 - 200 * math.sin(t)) for t in (math.pi, 0.75 * math.pi, 0.5 * math.pi,
+                                                                          0.25 * math.pi, 0.0)]
+    assert order_along_row(list(reversed(points))) == [4, 3, 2, 1, 0]
+
+
+def test_row_zone_holds_the_row_and_its_ends_but_not_far_cards():
+    quads = [card_quad(400 + 80 * k, 300) for k in range(4)]
+    zone = row_zone(quads)
+    assert all(zone.holds(q) for q in quads)
+    assert zone.holds(card_quad(400 - 80, 300)) and zone.holds(card_quad(400 + 80 * 4, 300))
+    assert not zone.holds(card_quad(500, 600))
+
+
+def test_gladiola_zones_beside_but_not_on_the_pile():
+    zones = gladiola_zones(card_quad(640, 360), 1280, 720)
+    assert beside_pile(zones, card_quad(640 + 130, 360))
+    assert not beside_pile(zones, card_quad(640, 360))
+    assert not beside_pile(zones, card_quad(100, 100))
+
+
+def test_user_adjusted_zone_replaces_the_automatic_one_and_round_trips():
+    zones = gladiola_zones(card_quad(640, 360), 1280, 720)
+    mine = Zone(ZoneKind.WALK_PILE, ((0, 0), (100, 0), (100, 100), (0, 100)))
+    adjusted = zones.with_zone(mine)
+    assert adjusted.get(ZoneKind.WALK_PILE) == mine and len(adjusted.zones) == len(zones.zones)
+    assert Zones.from_json(adjusted.to_json()) == Zones.from_json(adjusted.to_json())
+    assert Zones.from_json(adjusted.to_json()).get(ZoneKind.WALK_PILE) == mine
+
+
+@pytest.mark.parametrize("bad", [[{"kind": "nowhere", "polygon": [[0, 0], [1, 0], [1, 1]]}],
+                                 [{"kind": "row", "polygon": [[0, 0], [1, 0]]}], {"kind": "row"}])
+def test_bad_zone_json_is_refused(bad):
+    with pytest.raises(CompanionError):
+        Zones.from_json(bad)
