@@ -1,0 +1,147 @@
+// Live dashboard: follows /events (server-sent state) and posts the controls to /api/*.
+(function () {
+  "use strict";
+  const main = document.querySelector("main[data-game]");
+  if (!main) { return; }
+  const texts = JSON.parse(document.getElementById("texts").textContent);
+  const csrf = document.querySelector('meta[name="csrf-token"]').content;
+  const $ = (id) => document.getElementById(id);
+  let state = null;
+
+  function el(tag, attrs, text) {
+    const node = document.createElement(tag);
+    Object.entries(attrs || {}).forEach(([k, v]) => node.setAttribute(k, v));
+    if (text !== undefined) { node.textContent = text; }
+    return node;
+  }
+
+  function showError(message) { $("error").textContent = message ? texts.error + ": " + message : ""; }
+
+  async function post(path, body) {
+    showError("");
+    try {
+      const response = await fetch(path, {
+        method: "POST",
+        credentials: "same-origin",
+        headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
+        body: JSON.stringify(body || {}),
+      });
+      const data = await response.json();
+      if (!response.ok) { showError(data.error || response.statusText); return; }
+      if (data.state) { render(data.state); }
+    } catch (err) { showError(String(err)); }
+  }
+
+  function renderBanner(s) {
+    const banner = $("banner");
+    banner.textContent = "";
+    if (s.over) {
+      banner.className = "banner over";
+      const names = s.winners.map((i) => s.players[i]).join(", ");
+      banner.append(texts.game_over + (names ? " · " + texts.winner + ": " + names : ""));
+      return;
+    }
+    const last = s.last;
+    if (!last) { banner.className = "banner waiting"; banner.textContent = texts.waiting; return; }
+    const v = last.verdict;
+    banner.className = "banner " + (v.legal ? "legal" : "illegal");
+    banner.append((v.legal ? texts.legal : texts.illegal) + (last.name ? " · " + last.name : ""));
+    const detail = v.legal ? v.messages.join(" · ") || last.text : v.reason;
+    banner.append(el("small", {}, detail));
+  }
+
+  function renderPlayers(s) {
+    document.querySelectorAll("#players tbody tr").forEach((row) => {
+      const seat = Number(row.dataset.seat);
+      row.classList.toggle("current", s.current_player === seat);
+      row.classList.toggle("winner", s.over && s.winners.includes(seat));
+      const hand = row.querySelector(".hand");
+      if (hand && s.hand_counts) { hand.textContent = s.hand_counts[seat]; }
+      row.querySelector(".score").textContent = s.scores ? s.scores[seat] : "–";
+    });
+  }
+
+  function renderReveal(s) {
+    const box = $("reveal-box");
+    const list = $("reveal-list");
+    list.textContent = "";
+    box.hidden = s.unrevealed.length === 0;
+    s.unrevealed.forEach((seat) => {
+      const input = el("input", { type: "text", placeholder: texts.reveal_help, "data-seat": seat });
+      const button = el("button", { type: "button" }, texts.reveal + ": " + s.players[seat]);
+      button.addEventListener("click", () => post("/api/reveal", { player: seat, cards: input.value }));
+      list.append(el("label", {}, s.players[seat]), input, button);
+    });
+  }
+
+  function renderPad(s) {
+    const pad = $("pad");
+    if (!pad) { return; }
+    pad.textContent = "";
+    s.pad.forEach((option) => {
+      const button = el("button", { type: "button" }, option.text + (option.needs_display ? " (+7)" : ""));
+      button.addEventListener("click", () => {
+        const body = { action: option.action };
+        if (option.needs_display) { body.revealed = $("pad-revealed").value; }
+        post("/api/pad", body);
+      });
+      pad.append(button);
+    });
+  }
+
+  function renderHistory(s) {
+    const list = $("history");
+    list.textContent = "";
+    s.history.forEach((m) => {
+      const item = el("li", { class: m.verdict.legal ? "legal" : "illegal" },
+        m.turn + ". " + (m.name || "–") + ": " + m.text + (m.verdict.legal ? "" : " · " + m.verdict.reason));
+      if (m.corrected) { item.append(" ", el("span", { class: "corrected" }, "(" + texts.corrected + ")")); }
+      list.append(item);
+    });
+  }
+
+  function renderSource(s) {
+    const p = $("source");
+    p.className = "source " + s.source.state;
+    p.textContent = texts["source_" + s.source.state] + (s.source.message ? " (" + s.source.message + ")" : "");
+  }
+
+  function render(s) {
+    if (state && s.version < state.version) { return; }
+    const lastChanged = !state || JSON.stringify(state.last) !== JSON.stringify(s.last);
+    state = s;
+    renderBanner(s);
+    renderPlayers(s);
+    renderReveal(s);
+    renderPad(s);
+    renderHistory(s);
+    renderSource(s);
+    $("turn").textContent = s.turn;
+    $("phase").textContent = s.phase;
+    const pause = $("pause");
+    if (pause) { pause.disabled = !s.can_pause; }
+    $("undo").disabled = s.turn === 0;
+    if (lastChanged) { $("correct-action").value = s.last ? JSON.stringify(s.last.action) : ""; }
+  }
+
+  function pause() { if (state && state.can_pause) { post("/api/pause"); } }
+  function undo() { if (state && state.turn > 0) { post("/api/undo"); } }
+
+  if ($("pause")) { $("pause").addEventListener("click", pause); }
+  $("undo").addEventListener("click", undo);
+  $("correct").addEventListener("click", () => {
+    let action;
+    try { action = JSON.parse($("correct-action").value); } catch (err) { showError(String(err)); return; }
+    post("/api/correct", { action: action });
+  });
+  document.addEventListener("keydown", (event) => {
+    const tag = event.target.tagName;
+    if (tag === "INPUT" || tag === "TEXTAREA" || event.ctrlKey || event.metaKey || event.altKey) { return; }
+    if (event.key === "p" || event.key === "P") { pause(); }
+    if (event.key === "u" || event.key === "U") { undo(); }
+  });
+
+  const source = new EventSource("/events");
+  source.addEventListener("state", (event) => render(JSON.parse(event.data)));
+  source.addEventListener("error", () => { $("source").textContent = "…"; });
+})();

@@ -1,0 +1,324 @@
+"""Frame sources: a webcam, a video file, an HTTP/RTSP stream or a folder of images.
+
+A :class:`FrameSource` hands out :class:`Frame` objects one at a time through ``read()``; it
+never raises for a frame that does not come. Instead it reports its :class:`SourceState`:
+
+* ``OK``: frames arrive.
+* ``LOST``: the last read failed (camera unplugged, stream stalled). The next reads try to
+  reopen the device with exponential backoff.
+* ``RECONNECTING``: a reopen is being attempted (or was just attempted and failed).
+* ``ENDED``: a file or folder has no more frames; nothing more will come.
+
+The game state lives elsewhere and is never touched by a source: when frames return after a
+drop-out, play simply goes on. Time and sleeping are injectable so tests run instantly.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterator, Protocol, runtime_checkable
+
+import numpy as np
+
+from companion.errors import CompanionError
+
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
+VIDEO_SUFFIXES = (".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v", ".mpg", ".mpeg")
+
+
+class SourceState(enum.Enum):
+    OK = "ok"
+    LOST = "lost"
+    RECONNECTING = "reconnecting"
+    ENDED = "ended"
+
+
+class SourceKind(enum.Enum):
+    CAMERA = "camera"
+    FILE = "file"
+    URL = "url"
+    FOLDER = "folder"
+
+
+@dataclass(frozen=True, eq=False)
+class Frame:
+    """One image from a source: ``index`` counts delivered frames from 0; ``timestamp`` in
+    seconds (the source's clock); ``image`` a BGR uint8 array (H x W x 3)."""
+
+    index: int
+    timestamp: float
+    image: np.ndarray
+
+
+@dataclass(frozen=True)
+class SourceStatus:
+    """What the dashboard shows about the camera: state, a short message, failed reopen attempts."""
+
+    state: SourceState
+    message: str = ""
+    attempts: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"state": self.state.value, "message": self.message, "attempts": self.attempts}
+
+
+@runtime_checkable
+class FrameSource(Protocol):
+    """Anything the frame loop can read frames from."""
+
+    @property
+    def status(self) -> SourceStatus: ...
+
+    def read(self) -> Frame | None:
+        """The next frame, or None when none is available now (see :attr:`status`)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+@runtime_checkable
+class Capture(Protocol):
+    """The part of ``cv2.VideoCapture`` a :class:`CaptureSource` uses (tests pass a fake)."""
+
+    def isOpened(self) -> bool: ...
+
+    def read(self) -> tuple[bool, Any]: ...
+
+    def release(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class Backoff:
+    """Reopen delays: ``first`` seconds, multiplied by ``factor`` after each failure, at most
+    ``maximum``. ``lost_after``: failed reads in a row before the device counts as lost."""
+
+    first: float = 0.5
+    factor: float = 2.0
+    maximum: float = 10.0
+    lost_after: int = 3
+
+    def delay(self, attempts: int) -> float:
+        return min(self.maximum, self.first * self.factor ** max(0, attempts))
+
+
+def _cv2_capture(target: int | str) -> Capture:
+    import cv2
+
+    return cv2.VideoCapture(target)
+
+
+class CaptureSource:
+    """A webcam index, video file or stream URL read through ``cv2.VideoCapture``.
+
+    ``reconnect``: whether a failed read is a drop-out to survive (camera, URL) or the end of
+    the input (video file). ``open_capture`` builds the capture (``cv2.VideoCapture`` by
+    default); ``clock`` gives seconds. Reopening never blocks: ``read`` returns None until the
+    backoff delay has passed, then tries once.
+    """
+
+    def __init__(
+        self,
+        target: int | str,
+        kind: SourceKind,
+        open_capture: Callable[[int | str], Capture] = _cv2_capture,
+        backoff: Backoff = Backoff(),
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.target = target
+        self.kind = kind
+        self.reconnect = kind in (SourceKind.CAMERA, SourceKind.URL)
+        self._open_capture = open_capture
+        self._backoff = backoff
+        self._clock = clock
+        self._index = 0
+        self._failures = 0
+        self._attempts = 0
+        self._next_try = 0.0
+        self._status = SourceStatus(SourceState.OK)
+        self._cap: Capture | None = open_capture(target)
+        if not self._cap.isOpened():
+            self._cap.release()
+            self._cap = None
+            if not self.reconnect:
+                raise CompanionError(f"cannot open {kind.value} {target!r}: expected a readable video, got nothing")
+            self._status = SourceStatus(SourceState.LOST, f"cannot open {target!r}")
+            self._next_try = clock() + backoff.delay(0)
+
+    @property
+    def status(self) -> SourceStatus:
+        return self._status
+
+    def read(self) -> Frame | None:
+        state = self._status.state
+        if state is SourceState.ENDED:
+            return None
+        if self._cap is None:
+            return self._try_reopen()
+        ok, image = self._cap.read()
+        if ok and image is not None:
+            return self._deliver(image)
+        self._failures += 1
+        if not self.reconnect:
+            self._release()
+            self._status = SourceStatus(SourceState.ENDED, "end of the video")
+            return None
+        if self._failures >= self._backoff.lost_after:
+            self._release()
+            self._attempts = 0
+            self._next_try = self._clock() + self._backoff.delay(0)
+            self._status = SourceStatus(SourceState.LOST, f"no frame from {self.target!r}")
+        return None
+
+    def _try_reopen(self) -> Frame | None:
+        now = self._clock()
+        if now < self._next_try:
+            return None
+        self._attempts += 1
+        self._status = SourceStatus(SourceState.RECONNECTING, f"reopening {self.target!r}", self._attempts)
+        cap = self._open_capture(self.target)
+        if cap.isOpened():
+            ok, image = cap.read()
+            if ok and image is not None:
+                self._cap = cap
+                return self._deliver(image)
+        cap.release()
+        self._next_try = now + self._backoff.delay(self._attempts)
+        return None
+
+    def _deliver(self, image: Any) -> Frame:
+        self._failures = 0
+        self._attempts = 0
+        self._status = SourceStatus(SourceState.OK)
+        frame = Frame(self._index, self._clock(), np.asarray(image))
+        self._index += 1
+        return frame
+
+    def _release(self) -> None:
+        if self._cap is not None:
+            self._cap.release()
+            self._cap = None
+
+    def close(self) -> None:
+        self._release()
+        self._status = SourceStatus(SourceState.ENDED, "closed")
+
+
+def _natural_key(path: Path) -> list[Any]:
+    return [int(t) if t.isdigit() else t.lower() for t in re.split(r"(\d+)", path.name)]
+
+
+class FolderSource:
+    """The image files of a folder, in natural name order (``img2`` before ``img10``).
+
+    A file that cannot be decoded is skipped (counted in ``skipped``); after the last file the
+    state is ``ENDED``. ``fps`` sets the timestamps (index / fps).
+    """
+
+    def __init__(self, folder: str | Path, fps: float = 10.0) -> None:
+        self.folder = Path(folder)
+        if not self.folder.is_dir():
+            raise CompanionError(f"expected a folder of images, got {str(folder)!r}")
+        self.files = sorted(
+            (p for p in self.folder.iterdir() if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES),
+            key=_natural_key,
+        )
+        if not self.files:
+            raise CompanionError(
+                f"{self.folder}: expected image files ({', '.join(IMAGE_SUFFIXES)}), got none"
+            )
+        self.fps = fps
+        self.skipped = 0
+        self._pos = 0
+        self._index = 0
+        self._status = SourceStatus(SourceState.OK)
+
+    @property
+    def status(self) -> SourceStatus:
+        return self._status
+
+    def read(self) -> Frame | None:
+        import cv2
+
+        while self._pos < len(self.files):
+            path = self.files[self._pos]
+            self._pos += 1
+            image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+            if image is None:
+                self.skipped += 1
+                continue
+            frame = Frame(self._index, self._index / self.fps, image)
+            self._index += 1
+            return frame
+        self._status = SourceStatus(SourceState.ENDED, f"all {len(self.files)} images read")
+        return None
+
+    def close(self) -> None:
+        self._pos = len(self.files)
+        self._status = SourceStatus(SourceState.ENDED, "closed")
+
+
+class BlankSource:
+    """A plain dark frame at every read (for simulated games that have no camera)."""
+
+    def __init__(self, width: int = 640, height: int = 360, clock: Callable[[], float] = time.monotonic) -> None:
+        self._image = np.full((height, width, 3), 32, np.uint8)
+        self._clock = clock
+        self._index = 0
+        self._status = SourceStatus(SourceState.OK, "no camera: simulated game")
+
+    @property
+    def status(self) -> SourceStatus:
+        return self._status
+
+    def read(self) -> Frame | None:
+        if self._status.state is SourceState.ENDED:
+            return None
+        frame = Frame(self._index, self._clock(), self._image.copy())
+        self._index += 1
+        return frame
+
+    def close(self) -> None:
+        self._status = SourceStatus(SourceState.ENDED, "closed")
+
+
+_URL_RE = re.compile(r"^(rtsp|rtsps|http|https|rtmp|udp|tcp)://", re.IGNORECASE)
+
+
+def classify(spec: str) -> tuple[SourceKind, int | str]:
+    """What ``--source`` names: a camera index (``0``), a URL, a folder or a video file."""
+    text = spec.strip()
+    if text.isdigit():
+        return SourceKind.CAMERA, int(text)
+    if _URL_RE.match(text):
+        return SourceKind.URL, text
+    path = Path(text)
+    if path.is_dir():
+        return SourceKind.FOLDER, text
+    if path.is_file():
+        return SourceKind.FILE, text
+    raise CompanionError(
+        f"--source: expected a camera index, a video file, a folder of images or an rtsp/http URL, got {spec!r}"
+    )
+
+
+def open_source(spec: str, backoff: Backoff = Backoff()) -> FrameSource:
+    """Open the source ``--source`` names (see :func:`classify`)."""
+    kind, target = classify(spec)
+    if kind is SourceKind.FOLDER:
+        return FolderSource(target)
+    return CaptureSource(target, kind, backoff=backoff)
+
+
+def frames(source: FrameSource, idle: float = 0.01, sleep: Callable[[float], None] = time.sleep) -> Iterator[Frame]:
+    """Every frame of ``source`` until it ends, waiting ``idle`` seconds whenever none is ready."""
+    while source.status.state is not SourceState.ENDED:
+        frame = source.read()
+        if frame is None:
+            if source.status.state is not SourceState.ENDED:
+                sleep(idle)
+            continue
+        yield frame

@@ -1,0 +1,186 @@
+"""The live session: moves, correction, undo, reveal, score pad, resume from the log, frame loop."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from companion.errors import CompanionError
+from companion.games import GAME_NAMES, get_game
+from companion.session import (
+    FrameHub, MoveItem, MoveSource, Origin, Session, SimulatedMoves, run_loop,
+)
+from companion.sources import BlankSource, Frame
+from companion.store import EntryKind, GameStore
+
+NAMES = ("Ann", "Ben", "Cy")
+
+
+@pytest.fixture
+def store(tmp_path):
+    with GameStore(tmp_path / "log.sqlite3") as s:
+        yield s
+
+
+def start(store, game, seed=1, players=3):
+    sim = SimulatedMoves(game, players, seed, pace=0)
+    return sim, Session.new(store, game, NAMES[:players], sim.observer())
+
+
+def item(action, index=0):
+    return MoveItem(index, float(index), action)
+
+
+def fresh_json(sim, actions):
+    obs = sim.observer()
+    for a in actions:
+        obs.apply(a)
+    return obs.to_json()
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_moves_are_judged_logged_and_resumed(store, game):
+    sim, session = start(store, game)
+    for i, action in enumerate(sim.actions[:8]):
+        rec = session.submit(item(action, i), Origin.SIMULATION)
+        assert rec.verdict.legal and rec.turn == i + 1
+    assert session.observer_json() == fresh_json(sim, sim.actions[:8])
+    again = Session.resume(store, session.game_id)
+    assert again.export() == session.export()
+    assert again.observer_json() == session.observer_json()
+    assert again.replay_mismatches == 0
+    assert [e["action"] for e in again.export()["events"]] == [a.to_json() for a in sim.actions[:8]]
+
+
+def test_illegal_move_leaves_state_and_is_in_history(store):
+    sim, session = start(store, "gladiola")
+    before = session.observer_json()
+    rec = session.submit(item(get_game("gladiola").Walk("NO-SUCH-CARD")))
+    assert not rec.verdict.legal and rec.verdict.rule
+    assert session.observer_json() == before
+    assert session.view().last == rec
+
+
+def test_correction_replaces_last_move(store):
+    sim, session = start(store, "gladiola")
+    first, second = sim.actions[0], sim.actions[1]
+    session.submit(item(first))
+    misread = get_game("gladiola").Walk("NO-SUCH-CARD")
+    session.submit(item(misread, 1))
+    rec = session.correct(second)
+    assert rec.verdict.legal and rec.corrected and rec.turn == 2
+    assert [m.action for m in session.moves()] == [first, second]
+    assert session.observer_json() == fresh_json(sim, [first, second])
+    again = Session.resume(store, session.game_id)
+    assert again.observer_json() == session.observer_json()
+    assert [m.action for m in again.moves()] == [first, second]
+    kinds = [e.kind for e in store.entries(session.game_id)]
+    assert kinds == [EntryKind.MOVE, EntryKind.MOVE, EntryKind.CORRECTION]
+
+
+def test_undo_rebuilds_from_log(store):
+    sim, session = start(store, "valais")
+    for i, a in enumerate(sim.actions[:3]):
+        session.submit(item(a, i))
+    undone = session.undo()
+    assert undone.action == sim.actions[2]
+    assert session.observer_json() == fresh_json(sim, sim.actions[:2])
+    session.submit(item(sim.actions[2], 9))
+    assert Session.resume(store, session.game_id).observer_json() == fresh_json(sim, sim.actions[:3])
+
+
+def test_nothing_to_undo_or_correct(store):
+    sim, session = start(store, "gladiola")
+    with pytest.raises(CompanionError, match="nothing to undo"):
+        session.undo()
+    with pytest.raises(CompanionError, match="nothing to correct"):
+        session.correct(sim.actions[0])
+    assert store.entries(session.game_id) == []
+
+
+def test_gladiola_end_reveal_and_scores(store):
+    sim, session = start(store, "gladiola", seed=3)
+    for i, a in enumerate(sim.actions):
+        session.submit(item(a, i))
+    view = session.view()
+    assert view.facts.over and view.facts.scores is None and view.unrevealed == (0, 1, 2)
+    hands = sim.hands()
+    with pytest.raises(CompanionError):
+        session.reveal_hand(0, hands[0][:-1])  # one card short
+    for seat, hand in enumerate(hands):
+        session.reveal_hand(seat, hand)
+    view = session.view()
+    assert view.unrevealed == () and view.facts.scores is not None
+    deck = get_game("gladiola").load_deck()
+    assert view.facts.scores == tuple(deck.blisters(h) for h in hands)
+    again = Session.resume(store, session.game_id)
+    assert again.export()["scores"] == list(view.facts.scores)
+    assert [e.kind for e in store.entries(session.game_id)].count(EntryKind.REVEAL) == 3
+
+
+def test_pause_only_in_gladiola(store):
+    sim, session = start(store, "gladiola")
+    rec = session.pause()
+    assert rec.action == get_game("gladiola").Pause() and rec.origin is Origin.DASHBOARD
+    assert rec.verdict.legal
+    _, appia = start(store, "appia")
+    with pytest.raises(CompanionError, match="Via Gladiola"):
+        appia.pause()
+
+
+def test_appia_score_pad_options_are_entered_by_the_engine(store):
+    sim, session = start(store, "appia", players=2)
+    pad = session.view().pad
+    assert pad and all(not o.needs_display for o in pad)
+    push = next(o for o in pad if o.action.to_json()["type"] == "push")
+    assert session.enter(push.action).verdict.legal
+    outcomes = session.view().pad
+    assert outcomes and all(o.action.to_json()["type"] == "quarry-outcome" for o in outcomes)
+    assert session.enter(outcomes[0].action).verdict.legal
+
+
+def test_observations_are_logged_before_their_move(store):
+    @dataclass(frozen=True)
+    class Seen:
+        card: str
+
+        def to_json(self):
+            return {"card": self.card}
+
+    sim, session = start(store, "gladiola")
+    session.submit(MoveItem(7, 0.7, sim.actions[0], (Seen("a"), Seen("b"))))
+    entries = store.entries(session.game_id)
+    assert [e.kind for e in entries] == [EntryKind.OBSERVATION, EntryKind.OBSERVATION, EntryKind.MOVE]
+    assert [e.payload.get("observation") for e in entries[:2]] == [{"card": "a"}, {"card": "b"}]
+    assert all(e.frame_index == 7 for e in entries)
+
+
+def test_simulated_moves_keep_pace():
+    sim = SimulatedMoves("gladiola", 3, 1, pace=1.0)
+    img = np.zeros((2, 2, 3), np.uint8)
+    got = [len(sim.moves(Frame(i, i * 0.5, img))) for i in range(5)]
+    assert got == [1, 0, 1, 0, 1]
+    assert isinstance(sim, MoveSource)
+    sim.skip(len(sim.actions))
+    assert sim.done() and sim.moves(Frame(9, 99.0, img)) == ()
+
+
+def test_frame_loop_plays_a_simulated_game(store):
+    sim, session = start(store, "valais", seed=2)
+    hub = FrameHub()
+    run_loop(session, BlankSource(32, 24), sim, hub, threading.Event(), Origin.SIMULATION,
+             idle=0, stop_when=sim.done)
+    assert session.is_over() and len(session.moves()) == len(sim.actions)
+    assert hub.number == len(sim.actions) and hub.jpeg[:2] == b"\xff\xd8"
+
+
+def test_wait_for_change_wakes_on_a_move(store):
+    sim, session = start(store, "gladiola")
+    version = session.version
+    timer = threading.Timer(0.05, lambda: session.submit(item(sim.actions[0])))
+    timer.start()
+    assert session.wait_for_change(version, timeout=5) == version + 1
+    timer.join()
