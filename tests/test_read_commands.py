@@ -1,0 +1,94 @@
+"""``companion read/score/timeline``: the JSON contract of DESIGN.md and one-line errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from companion.cli import main
+from samples.render.layouts import LayoutKind
+from samples.render.scene import SceneConfig, render_scene
+from samples.render.specs import Game
+from samples.render.tables import TableKind
+
+KINDS = {"walk", "finish", "start", "gladiola", "timeline", "income", "unknown"}
+
+
+@pytest.fixture(scope="module")
+def photos(tmp_path_factory) -> dict[str, Path]:
+    out = tmp_path_factory.mktemp("photos")
+    paths = {}
+    for game, layout in [(Game.GLADIOLA, LayoutKind.SCATTERED), (Game.VALAIS, LayoutKind.TIMELINE)]:
+        scene = render_scene(21, game, SceneConfig(resolution=(1280, 720), hands=0, degrade=False,
+                                                   layout=layout, table=TableKind.CLOTH_DARK, tilt_deg=10))
+        paths[game.value] = out / f"{game.value}.jpg"
+        paths[game.value].write_bytes(scene.jpeg)
+    return paths
+
+
+def run_json(capsys, *argv):
+    code = main([*argv, "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return json.loads(out)
+
+
+def check_card(card, width, height):
+    assert set(card) >= {"corners", "kind", "value", "blisters", "date", "confidence"}
+    assert len(card["corners"]) == 4
+    for x, y in card["corners"]:
+        assert -0.05 * width <= x <= 1.05 * width and -0.05 * height <= y <= 1.05 * height
+    assert card["kind"] in KINDS
+    assert 0.0 <= card["confidence"] <= 1.0
+    if card["kind"] == "unknown":
+        assert card["value"] is None and card["blisters"] is None and card["date"] is None
+
+
+def test_read_keeps_the_contract(capsys, photos):
+    data = run_json(capsys, "read", str(photos["gladiola"]), "--game", "gladiola")
+    assert data["image"] == {"width": 1280, "height": 720}
+    assert data["cards"], "a clean photo of cards on a dark cloth has cards"
+    for card in data["cards"]:
+        check_card(card, 1280, 720)
+        assert card["kind"] in {"walk", "finish", "start", "gladiola", "unknown"}
+
+
+def test_score_adds_total_and_count(capsys, photos):
+    data = run_json(capsys, "score", str(photos["gladiola"]), "--game", "gladiola")
+    assert data["count"] == len(data["cards"])
+    read = [c["blisters"] for c in data["cards"]]
+    if None in read:
+        assert data["blisters"] is None
+    else:
+        assert data["blisters"] == sum(read)
+
+
+def test_timeline_orders_dated_cards(capsys, photos):
+    data = run_json(capsys, "timeline", str(photos["valais"]))
+    assert isinstance(data["in_order"], bool)
+    assert all(c["date"] is not None for c in data["cards"])
+    assert all(0 <= k < len(data["cards"]) for k in data["misplaced"])
+    assert data["in_order"] == (data["misplaced"] == [])
+
+
+@pytest.mark.parametrize("command", [["read"], ["score", "--game", "gladiola"], ["timeline"]])
+@pytest.mark.parametrize("make_bad, expected", [
+    (lambda d: d / "missing.jpg", "no such file"),
+    (lambda d: (d / "notes.jpg").write_text("hello") and d / "notes.jpg", "no known image format"),
+    (lambda d: (d / "empty.png").write_bytes(b"") or d / "empty.png", "empty"),
+    (lambda d: d, "directory"),
+])
+def test_bad_input_is_one_line_error(capsys, tmp_path, command, make_bad, expected):
+    path = make_bad(tmp_path)
+    code = main([command[0], str(path), *command[1:], "--json"])
+    out, err = capsys.readouterr()
+    assert code == 2
+    assert out == ""
+    assert len(err.strip().splitlines()) == 1 and expected in err
+
+
+def test_score_refuses_other_games(capsys, photos):
+    assert main(["score", str(photos["gladiola"]), "--game", "valais"]) == 2
+    assert "expected --game gladiola" in capsys.readouterr().err
