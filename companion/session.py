@@ -468,6 +468,11 @@ class Session:
         with self._lock:
             return bool(self._observer.is_over())
 
+    def public_view(self) -> Any:
+        """The observer's public view now (what tracking needs to know about the table)."""
+        with self._lock:
+            return self._observer.public_view()
+
     def action_from_json(self, data: Any) -> Any:
         """Parse an action of this game (CompanionError with the engine's message if malformed)."""
         return self.module.action_from_json(data)

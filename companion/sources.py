@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Protocol, runtime_checkable
 
+import cv2
 import numpy as np
 
 from companion.errors import CompanionError
@@ -147,6 +148,12 @@ class CaptureSource:
                 raise CompanionError(f"cannot open {kind.value} {target!r}: expected a readable video, got nothing")
             self._status = SourceStatus(SourceState.LOST, f"cannot open {target!r}")
             self._next_try = clock() + backoff.delay(0)
+        # a video file carries its own time: frame index / its frame rate, so a file replayed
+        # faster or slower than real time still looks the same to tracking
+        self.fps: float | None = None
+        if kind is SourceKind.FILE and self._cap is not None and hasattr(self._cap, "get"):
+            rate = float(self._cap.get(cv2.CAP_PROP_FPS) or 0.0)
+            self.fps = rate if 1.0 <= rate <= 240.0 else 15.0
 
     @property
     def status(self) -> SourceStatus:
@@ -193,7 +200,8 @@ class CaptureSource:
         self._failures = 0
         self._attempts = 0
         self._status = SourceStatus(SourceState.OK)
-        frame = Frame(self._index, self._clock(), np.asarray(image))
+        stamp = self._index / self.fps if self.fps else self._clock()
+        frame = Frame(self._index, stamp, np.asarray(image))
         self._index += 1
         return frame
 
@@ -322,3 +330,37 @@ def frames(source: FrameSource, idle: float = 0.01, sleep: Callable[[float], Non
                 sleep(idle)
             continue
         yield frame
+
+
+class PacedSource:
+    """Delivers a recorded source's frames no faster than their own timestamps (real time), so a
+    video shown on the dashboard plays at its speed; ``speed`` > 1 plays faster."""
+
+    def __init__(self, source: FrameSource, speed: float = 1.0,
+                 clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> None:
+        if speed <= 0:
+            raise CompanionError(f"speed: expected a positive factor, got {speed}")
+        self.source = source
+        self.speed = speed
+        self._clock = clock
+        self._sleep = sleep
+        self._start: float | None = None
+
+    @property
+    def status(self) -> SourceStatus:
+        return self.source.status
+
+    def read(self) -> Frame | None:
+        frame = self.source.read()
+        if frame is None:
+            return None
+        now = self._clock()
+        if self._start is None:
+            self._start = now - frame.timestamp / self.speed
+        wait = self._start + frame.timestamp / self.speed - now
+        if wait > 0:
+            self._sleep(wait)
+        return frame
+
+    def close(self) -> None:
+        self.source.close()

@@ -148,3 +148,31 @@ def test_classify_paths(tmp_path):
     assert classify(str(video)) == (SourceKind.FILE, str(video))
     with pytest.raises(CompanionError, match="expected a camera index"):
         classify(str(tmp_path / "nope.mp4"))
+
+
+def test_paced_source_waits_for_each_frames_time():
+    from companion.sources import Frame, PacedSource, SourceState, SourceStatus
+
+    class Recorded:
+        status = SourceStatus(SourceState.OK)
+
+        def __init__(self):
+            self.frames = [Frame(i, i * 0.5, np.zeros((4, 4, 3), np.uint8)) for i in range(3)]
+
+        def read(self):
+            return self.frames.pop(0) if self.frames else None
+
+        def close(self):
+            pass
+
+    now = [100.0]
+    slept = []
+
+    def sleep(seconds):
+        slept.append(round(seconds, 6))
+        now[0] += seconds
+
+    paced = PacedSource(Recorded(), speed=2.0, clock=lambda: now[0], sleep=sleep)
+    assert [paced.read().index for _ in range(3)] == [0, 1, 2]
+    assert slept == [0.25, 0.25]  # half-second frames at double speed
+    assert paced.read() is None

@@ -3,7 +3,7 @@
 The frame loop runs in a thread (frames -> moves -> session -> log; annotated frames -> MJPEG);
 the dashboard is served in the main thread on 127.0.0.1 unless ``--host`` says otherwise, in
 which case a warning is printed and POSTs need the printed access token. ``--source
-simulate:SEED`` replays a simulated game instead of a camera (until tracking is wired in).
+simulate:SEED`` replays a simulated game's moves without any camera.
 """
 
 from __future__ import annotations
@@ -62,10 +62,10 @@ def live_observer(game: str, players: int, args: argparse.Namespace) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     from companion.session import (
-        FrameHub, IdleMoves, Origin, Session, SimulatedMoves, run_loop,
+        FrameHub, Origin, Session, SimulatedMoves, run_loop,
     )
     from companion.simulate import player_names
-    from companion.sources import BlankSource, open_source
+    from companion.sources import BlankSource, PacedSource, SourceKind, classify, open_source
     from companion.store import GameStore
 
     game = canonical_name(args.game)
@@ -85,9 +85,9 @@ def run(args: argparse.Namespace) -> int:
         origin = Origin.SIMULATION
     else:
         source = open_source(args.source)
-        moves = IdleMoves()
+        if classify(args.source)[0] in (SourceKind.FILE, SourceKind.FOLDER) and not args.headless:
+            source = PacedSource(source)
         origin = Origin.CAMERA
-        print("companion: tracking is not wired in yet: moves come from the dashboard only", file=sys.stderr)
 
     if args.resume is not None:
         game_id = None if args.resume == "latest" else _game_id(args.resume)
@@ -101,6 +101,11 @@ def run(args: argparse.Namespace) -> int:
         observer = sim.observer() if sim is not None else live_observer(game, len(names), args)
         session = Session.new(store, game, names, observer)
         print(f"companion: game {session.game_id} ({session.module.TITLE}) logged in {db}")
+
+    if sim is None:
+        from companion.vision_moves import VisionMoves
+
+        moves = VisionMoves(game, view=session.public_view)
 
     hub = FrameHub()
     stop = threading.Event()

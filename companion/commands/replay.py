@@ -1,0 +1,129 @@
+"""``companion replay VIDEO|DIR --game G --players N --json``: judge a recorded game headless.
+
+The same chain as ``companion play`` (frames -> vision -> tracking -> observer), without the
+dashboard; prints the event log in the ``simulate`` JSON shape. The observer starts when the
+tracker has taken the starting layout: for Valais*Wallis that layout's dated card is the first
+card of the timeline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from companion.errors import CompanionError
+from companion.games import canonical_name, get_game
+
+REPLAYABLE = ("gladiola", "valais")
+
+
+def _first_valais_card(module: Any, layout: Any) -> Any:
+    dated = [c for c in layout if c.reading.date is not None]
+    if len(dated) != 1:
+        raise CompanionError(
+            f"valais replay: expected exactly one dated card on the table at the start, got {len(dated)}"
+        )
+    date = dated[0].reading.date
+    wanted = module.CardDate(date.year, date.month, date.day)
+    catalogue = module.load_catalogue()
+    for card in catalogue.cards:
+        if card.date == wanted:
+            return card.seen()
+    raise CompanionError(f"valais replay: the first card shows {date.to_json()}, which no catalogue card has")
+
+
+def replay(source_spec: str, game: str, names: tuple[str, ...], first_player: int = 0,
+           progress: bool = False) -> dict[str, Any]:
+    """Run a recorded game through vision and tracking; return the simulate-shaped log."""
+    from companion.sources import SourceKind, SourceState, classify, open_source
+    from companion.vision_moves import VisionMoves
+
+    game = canonical_name(game)
+    if game not in REPLAYABLE:
+        raise CompanionError(f"replay judges {' and '.join(REPLAYABLE)} from the camera; got {game}")
+    module = get_game(game)
+    if not module.MIN_PLAYERS <= len(names) <= module.MAX_PLAYERS:
+        raise CompanionError(f"{module.TITLE} takes {module.MIN_PLAYERS}..{module.MAX_PLAYERS} players, got {len(names)}")
+    if not 0 <= first_player < len(names):
+        raise CompanionError(f"--first-player: expected 0..{len(names) - 1}, got {first_player}")
+    kind, _ = classify(source_spec)
+    if kind not in (SourceKind.FILE, SourceKind.FOLDER):
+        raise CompanionError(f"replay: expected a video file or a folder of images, got a {kind.value}")
+    source = open_source(source_spec)
+    observer: Any = module.Observer.start(len(names), first_player) if game == "gladiola" else None
+    vision = VisionMoves(game, view=lambda: observer.public_view() if observer is not None else None)
+    events: list[dict[str, Any]] = []
+    texts: list[str] = []
+    frames = 0
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(unit="frame", desc="replay", file=sys.stderr)
+    try:
+        while True:
+            frame = source.read()
+            if frame is None:
+                if source.status.state is SourceState.ENDED:
+                    break
+                continue
+            frames += 1
+            if bar is not None:
+                bar.update(1)
+            found = vision.moves(frame)
+            if observer is None and vision.tracker.started:
+                observer = module.Observer.start(len(names), first_player,
+                                                 _first_valais_card(module, vision.tracker.start_layout))
+            for item in found:
+                if observer is None:
+                    continue
+                player = observer.current_player
+                verdict = observer.apply(item.action)
+                events.append({"turn": len(events) + 1, "player": player,
+                               "action": item.action.to_json(), "verdict": verdict.to_json(),
+                               "frame": item.frame_index})
+    finally:
+        source.close()
+        if bar is not None:
+            bar.close()
+    over = observer is not None and observer.is_over()
+    scores = winners = None
+    if over and game == "valais":
+        scores, winners = list(observer.scores()), list(observer.winners())
+    return {
+        "game": game,
+        "players": list(names),
+        "events": events,
+        "scores": scores,
+        "winners": winners,
+        "frames": frames,
+        "over": over,
+        "notices": [n.message for n in vision.tracker.notices()],
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    from companion.simulate import player_names
+
+    log = replay(args.source, args.game, player_names(args.players), args.first_player, progress=not args.json)
+    if args.json:
+        json.dump(log, sys.stdout, ensure_ascii=False)
+        sys.stdout.write("\n")
+    else:
+        for e in log["events"]:
+            who = log["players"][e["player"]] if e["player"] is not None else "-"
+            print(f"{e['turn']:4d}  frame {e['frame']:5d}  {who}: {e['action']}  ->  {'; '.join(e['verdict']['messages'])}")
+        print(f"{log['frames']} frames, {len(log['events'])} moves, game over: {log['over']}")
+    return 0
+
+
+def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    p = sub.add_parser("replay", help="judge a recorded game (video or image folder) headless")
+    p.add_argument("source", help="a video file or a folder of images")
+    p.add_argument("--game", required=True, help="gladiola or valais")
+    p.add_argument("--players", required=True, help="a count or comma-separated names")
+    p.add_argument("--first-player", type=int, default=0, help="seat index of the start player")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=run)
