@@ -1,0 +1,22 @@
+"""``companion bench``: the fixed scenes and one short run of every measurement."""
+
+from __future__ import annotations
+
+from companion.bench import bench, grid_scene
+
+
+def test_grid_scene_shows_every_card_whole():
+    scene = grid_scene(12, 4, (1920, 1080), seed=1)
+    assert scene.image.shape == (1080, 1920, 3)
+    assert len(scene.truth.cards) == 12
+    assert all(c.visible_fraction > 0.99 for c in scene.truth.cards)
+
+
+def test_short_bench_reports_every_figure():
+    result = bench(runs=1, frames=2, baseline_frames=1)
+    for key in ("cold_score_1080p_12_cards", "steady_frame_720p_10_cards", "detect_only_720p",
+                "baseline_tesseract_per_card_720p"):
+        assert result[key]["median_ms"] > 0
+    assert result["speedup_vs_baseline"] == round(
+        result["baseline_tesseract_per_card_720p"]["median_ms"] / result["steady_frame_720p_10_cards"]["median_ms"], 1)
+    assert result["render_1280x720"]["n"] == 10
