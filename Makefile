@@ -16,5 +16,6 @@ demo: setup
 		echo; \
 	done
 
-test: setup
+test:
+	@bash scripts/setup.sh --tests
 	$(BIN)/python -m pytest -q

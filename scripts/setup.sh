@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Set up everything the project needs on a fresh Debian machine: system packages (when root),
 # the virtual environment in .venv and the project with its test extras.
+#   scripts/setup.sh            what the companion needs to run
+#   scripts/setup.sh --tests    also Chromium, which the real-browser test drives
 set -euo pipefail
 cd "$(dirname "$0")/.."
+with_tests=0
+[ "${1:-}" = "--tests" ] && with_tests=1
 
 need_apt=()
 command -v python3 >/dev/null 2>&1 || need_apt+=(python3)
@@ -15,6 +19,9 @@ if [ ! -x .venv/bin/python ] && ! python3 -c 'import ensurepip, venv' >/dev/null
 fi
 if ! command -v tesseract >/dev/null 2>&1; then
     need_apt+=(tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu)
+fi
+if [ "$with_tests" -eq 1 ] && [ ! -x /usr/bin/chromium ]; then
+    need_apt+=(chromium)
 fi
 if [ "${#need_apt[@]}" -gt 0 ]; then
     if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then

@@ -1,0 +1,80 @@
+"""One real-browser test: Chromium opens the dashboard during a replay, sees a verdict appear,
+and presses Pause (Playwright driving Debian's /usr/bin/chromium, installed by .ci/run)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect, sync_playwright
+
+CHROMIUM = os.environ.get("COMPANION_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture()
+def dashboard(tmp_path):
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "companion.cli", "play", "--game", "gladiola", "--players", "Ann,Ben,Cy",
+         "--source", "simulate:4", "--pace", "0.4", "--db", str(tmp_path / "games.sqlite3"), "--port", str(port)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    url = None
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and url is None:
+        line = proc.stdout.readline()
+        match = re.search(r"dashboard at (http://\S+)", line or "")
+        if match:
+            url = match.group(1)
+        elif proc.poll() is not None:
+            break
+    if url is None:
+        proc.kill()
+        pytest.fail(f"the dashboard did not start: {proc.stdout.read()}")
+    yield url
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+def test_browser_sees_a_verdict_and_presses_pause(dashboard, tmp_path):
+    assert Path(CHROMIUM).exists(), f"expected Chromium at {CHROMIUM} (installed by .ci/run)"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(dashboard + "?lang=en")
+        banner = page.locator("#banner")
+        expect(banner).to_have_class(re.compile(r"\b(legal|illegal)\b"), timeout=30_000)
+        assert "draw" in banner.inner_text() or "walk" in banner.inner_text() or "pause" in banner.inner_text()
+        expect(page.locator("#history li").first).to_be_visible()
+        page.screenshot(path=str(tmp_path / "dashboard.png"), full_page=True)
+        expect(page.locator("#pause")).to_be_enabled(timeout=10_000)
+        page.locator("#pause").click()
+        deadline = time.monotonic() + 20
+        paused = []
+        while time.monotonic() < deadline and not paused:
+            with urllib.request.urlopen(dashboard.split("?")[0] + "state.json", timeout=5) as r:
+                state = json.load(r)
+            paused = [m for m in state["history"] if m["origin"] == "dashboard" and m["action"]["type"] == "pause"]
+            time.sleep(0.2)
+        assert paused, "pressing Pause logs a pause from the dashboard"
+        assert paused[0]["verdict"]["legal"]
+        assert errors == []
+        browser.close()
