@@ -340,13 +340,20 @@ def _composite_card(img: np.ndarray, face: Face, face_to_img: np.ndarray, quad: 
 
 
 def _hand_mask(rng: np.random.Generator, width: int, height: int, reach: np.ndarray,
-               palm_px: float) -> np.ndarray:
-    """An arm entering from the image border whose fingers reach towards ``reach`` (uint8 mask)."""
+               palm_px: float, entry: np.ndarray | None = None) -> np.ndarray:
+    """An arm entering from the image border whose fingers reach towards ``reach`` (uint8 mask).
+
+    ``entry``: where the arm comes from (pixels, usually beyond the border); None chooses a
+    border point from ``rng``. The same random draws are made either way.
+    """
     mask = np.zeros((height, width), np.uint8)
     side = int(rng.integers(4))
     t = rng.uniform(0.15, 0.85)
-    entry = np.array([[t * width, height + palm_px], [t * width, -palm_px], [-palm_px, t * height],
-                      [width + palm_px, t * height]][side])
+    if entry is None:
+        entry = np.array([[t * width, height + palm_px], [t * width, -palm_px], [-palm_px, t * height],
+                          [width + palm_px, t * height]][side])
+    else:
+        entry = np.asarray(entry, dtype=np.float64)
     direction = reach - entry
     direction /= max(1e-6, float(np.linalg.norm(direction)))
     target = reach - direction * palm_px * rng.uniform(0.3, 1.3)  # palm centre; fingers point at reach
