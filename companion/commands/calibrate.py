@@ -6,9 +6,12 @@
     companion calibrate table IMAGE --points x1,y1,...,x4,y4 --size WxH [--profile DIR]
     companion calibrate table IMAGE --card-size gladiola|WxH [--card x1,y1,...] [--profile DIR]
     companion calibrate camera --images DIR|--source S --board SPEC [--profile DIR] [--json]
+    companion calibrate deck --game gladiola|valais --images DIR [--labels CSV] [--profile DIR] [--json]
 
 ``table`` writes the ``table`` part of the profile, ``camera`` the ``lens`` part; the other part
-is kept. When the profile already has a lens, ``table`` undistorts the image first.
+is kept. When the profile already has a lens, ``table`` undistorts the image first. ``deck``
+learns the user's own deck from one upright photo per card (Valais*Wallis: the event side) and
+writes ``deck-GAME.json`` and ``deck-GAME.npz`` next to the profile (see :mod:`calibration.deck`).
 """
 
 from __future__ import annotations
@@ -168,6 +171,44 @@ def run_camera(args: argparse.Namespace) -> int:
     return 0
 
 
+def _locate_card(photo: np.ndarray) -> np.ndarray:
+    """The single card of an enrollment photo, rectified upright.
+
+    The card's outline against the plain background decides; quads from the card detector are
+    used where they agree with it (the detector alone can take a large printed digit for a card).
+    A photo that is already a tight portrait crop of a card is used as it is.
+    """
+    from calibration.enroll_photo import locate_card
+    from vision.detect import detect_cards
+
+    return locate_card(photo, [d.quad.as_array() for d in detect_cards(photo)])
+
+
+def run_deck(args: argparse.Namespace) -> int:
+    import time
+
+    from calibration.deck import DeckGame, DeckMatcher, enroll_photos, read_labels
+    from calibration.images import image_files, read_image
+    from calibration.profile import default_profile_dir
+
+    game = DeckGame.parse(args.game)
+    labels = read_labels(args.labels, game) if args.labels else None
+    files = image_files(args.images)
+    start = time.perf_counter()
+    deck = enroll_photos(game, files, labels, _locate_card, read_image)
+    index = deck.save(args.profile if args.profile else default_profile_dir())
+    seconds = time.perf_counter() - start
+    close = DeckMatcher(deck).confusable(3)
+    warn = ""
+    if close and close[0][2] < 0.1:
+        warn = f"; warning: {close[0][0]} and {close[0][1]} look almost the same (distance {close[0][2]:.3f})"
+    text = f"enrolled {len(deck.labels)} {game.value} cards in {seconds:.1f} s; saved {index}{warn}"
+    record = {"profile": str(index.parent), "deck": str(index), "game": game.value, "cards": len(deck.labels),
+              "seconds": round(seconds, 2), "closest": [[a, b, round(d, 4)] for a, b, d in close]}
+    _emit(args, record, text)
+    return 0
+
+
 def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     p = sub.add_parser("calibrate", help="print a marker sheet, calibrate the table geometry or the camera lens")
     cal = p.add_subparsers(dest="calibrate_command", required=True, metavar="WHAT")
@@ -206,3 +247,12 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
     c.add_argument("--profile", help="profile directory (default: the user config directory)")
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=run_camera)
+
+    d = cal.add_parser("deck", help="learn the user's own deck from one photo per card")
+    d.add_argument("--game", required=True, help="gladiola or valais (Valais*Wallis: photograph the event side)")
+    d.add_argument("--images", required=True, help="directory with one upright photo per card")
+    d.add_argument("--labels", help="CSV with header file,kind,value,blisters[,year][,id]; without it the "
+                   "labels come from file names like walk-17-b3.jpg, gladiola-b4.jpg, timeline-1865.jpg")
+    d.add_argument("--profile", help="profile directory (default: the user config directory)")
+    d.add_argument("--json", action="store_true")
+    d.set_defaults(func=run_deck)

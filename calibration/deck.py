@@ -1,0 +1,650 @@
+"""The learned deck: what each card of the user's own deck looks like, and recognising it again.
+
+Enrollment takes one upright photo (or crop) per card with its label (kind, km value, blisters;
+for Valais*Wallis the year, photographed on the **event** side) and stores a compact appearance
+descriptor per card (see :mod:`calibration.features`). :class:`DeckMatcher` then recognises a
+rectified card crop in either orientation (0 or 180 degrees) as one of the enrolled cards, and
+answers with the enrolled fields, or ``None`` when it is unsure.
+
+Files (in the profile directory, next to ``profile.json``; ``GAME`` is ``gladiola`` or
+``valais``):
+
+``deck-GAME.json``
+    ``{"format": "table-companion-deck", "version": 1, "game": GAME,
+    "descriptor": {"luma": [48, 72], "chroma": [24, 36], "grid": [8, 12], "border": 0.07},
+    "arrays": "deck-GAME.npz", "sha256": HEX, "cards": [{"id", "kind", "value", "blisters",
+    "year", "source"}, ...]}``; card ``i`` is row ``i`` of the arrays.
+``deck-GAME.npz``
+    ``luma`` float32 (N, 72, 48) and ``chroma`` float32 (N, 36, 24, 2), upright orientation.
+
+A missing, damaged, foreign, newer-version or mismatched deck gives a :class:`CalibrationError`
+naming the file and what was wrong.
+
+Thresholds follow the deck. The rejection and outlier distances grow with the distances between
+the deck's own different-looking cards (a deck of colourful pictures has larger distances all
+round than a deck of printed numbers), see :meth:`DeckMatcher._scale_to_deck`. Unless the
+nearest card of another look is far away (``MatchConfig.always_check``), the best card is also
+compared with it on just the pixels where the two differ, which separates cards like 28 and 29
+that share almost all of their print.
+
+Cards that look alike. Cards of the same kind, value, blisters and year form one *look*; when
+several enrolled cards share a look (two identical gladiolas), any of them may be named as the
+identity. Cards whose looks differ only in a small area (the six FINISH cards differ only in
+their blister symbols) are told apart by comparing the query with both candidates on just the
+pixels where the two templates differ. If that comparison is not decisive either, the matcher
+reports the fields the candidates share and leaves ``blisters`` as ``None``, or abstains when
+they share no kind and value.
+
+Labels. A CSV with header ``file,kind,value,blisters`` (optionally also ``year`` and ``id``
+columns, in any order after ``file``), one row per photo; ``value`` is empty for a gladiola,
+``kind`` is ``timeline`` and ``year`` is set for Valais*Wallis. Without a CSV, the label comes
+from the file name: ``walk-17-b3.jpg`` (kind, value, blisters), ``finish-50-b1.jpg``,
+``start-0-b0.jpg``, ``gladiola-b4.jpg``, ``timeline-1865.jpg``; anything after a further ``-`` or
+``_`` (e.g. ``gladiola-b4-2.jpg``) is ignored and only makes the name unique.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import os
+import re
+import tempfile
+import zipfile
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from calibration.errors import CalibrationError
+from calibration.features import (
+    BORDER,
+    CHROMA_H,
+    CHROMA_W,
+    GRID_H,
+    GRID_W,
+    LUMA_H,
+    LUMA_W,
+    Descriptor,
+    TemplateBank,
+    describe,
+    masked_mean,
+    outlier_cells,
+    rotate_180,
+)
+
+DECK_FORMAT = "table-companion-deck"
+DECK_VERSION = 1
+DESCRIPTOR_PARAMS: dict[str, Any] = {"luma": [LUMA_W, LUMA_H], "chroma": [CHROMA_W, CHROMA_H],
+                                     "grid": [GRID_W, GRID_H], "border": BORDER}
+
+
+class DeckGame(Enum):
+    """Games whose decks can be enrolled."""
+
+    GLADIOLA = "gladiola"
+    VALAIS = "valais"
+
+    @classmethod
+    def parse(cls, text: str) -> DeckGame:
+        for game in cls:
+            if game.value == text:
+                return game
+        raise CalibrationError(f"expected a game in {[g.value for g in cls]} for deck enrollment, got {text!r}")
+
+
+class DeckKind(Enum):
+    """Kind of an enrolled card; the values are the ``kind`` strings of the JSON contract."""
+
+    WALK = "walk"
+    FINISH = "finish"
+    START = "start"
+    GLADIOLA = "gladiola"
+    TIMELINE = "timeline"
+
+
+GAME_KINDS: dict[DeckGame, frozenset[DeckKind]] = {
+    DeckGame.GLADIOLA: frozenset({DeckKind.WALK, DeckKind.FINISH, DeckKind.START, DeckKind.GLADIOLA}),
+    DeckGame.VALAIS: frozenset({DeckKind.TIMELINE}),
+}
+MAX_BLISTERS = 9
+
+
+@dataclass(frozen=True)
+class CardLabel:
+    """What one enrolled card is: its identity and printed fields (None where a field does not apply)."""
+
+    identity: str
+    kind: DeckKind
+    value: int | None = None
+    blisters: int | None = None
+    year: int | None = None
+
+    def check(self, game: DeckGame) -> None:
+        """A CalibrationError unless the fields fit a card of ``game``."""
+        who = f"card {self.identity!r}"
+        if not self.identity:
+            raise CalibrationError("expected a non-empty card identity, got an empty one")
+        if self.kind not in GAME_KINDS[game]:
+            raise CalibrationError(f"{who}: expected a kind in {sorted(k.value for k in GAME_KINDS[game])} for "
+                                   f"{game.value}, got {self.kind.value!r}")
+        if game is DeckGame.VALAIS:
+            if self.year is None or not 1 <= self.year <= 9999:
+                raise CalibrationError(f"{who}: expected a year 1..9999 for a Valais*Wallis card, got {self.year!r}")
+            if self.value is not None or self.blisters is not None:
+                raise CalibrationError(f"{who}: expected no value and no blisters on a Valais*Wallis card, got "
+                                       f"value {self.value!r}, blisters {self.blisters!r}")
+            return
+        if self.year is not None:
+            raise CalibrationError(f"{who}: expected no year on a Via Gladiola card, got {self.year}")
+        if self.blisters is None or not 0 <= self.blisters <= MAX_BLISTERS:
+            raise CalibrationError(f"{who}: expected blisters 0..{MAX_BLISTERS}, got {self.blisters!r}")
+        expected = {DeckKind.WALK: range(1, 50), DeckKind.FINISH: range(50, 51), DeckKind.START: range(0, 1)}
+        if self.kind is DeckKind.GLADIOLA:
+            if self.value is not None:
+                raise CalibrationError(f"{who}: expected no km value on a gladiola, got {self.value}")
+        elif self.value is None or self.value not in expected[self.kind]:
+            allowed = expected[self.kind]
+            raise CalibrationError(f"{who}: expected a km value {allowed.start}..{allowed.stop - 1} for a "
+                                   f"{self.kind.value} card, got {self.value!r}")
+
+    @property
+    def look(self) -> tuple[DeckKind, int | None, int | None, int | None]:
+        """The printed fields; cards with equal looks are interchangeable for the game."""
+        return (self.kind, self.value, self.blisters, self.year)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.identity, "kind": self.kind.value, "value": self.value, "blisters": self.blisters,
+                "year": self.year}
+
+    @classmethod
+    def from_json(cls, data: Any) -> CardLabel:
+        if not isinstance(data, dict):
+            raise CalibrationError(f"expected a card object, got {type(data).__name__}")
+        try:
+            kind = DeckKind(data["kind"])
+            fields = [data.get(k) for k in ("value", "blisters", "year")]
+            ident = data["id"]
+        except (KeyError, ValueError) as exc:
+            raise CalibrationError(f"expected a card with id and a known kind, got {data!r} ({exc})") from None
+        if not isinstance(ident, str) or any(f is not None and (not isinstance(f, int) or isinstance(f, bool))
+                                             for f in fields):
+            raise CalibrationError(f"expected a string id and integer or null value/blisters/year, got {data!r}")
+        return cls(ident, kind, *fields)
+
+
+# --------------------------------------------------------------------------------------------
+# Labels
+
+LABEL_COLUMNS = ("file", "kind", "value", "blisters")
+OPTIONAL_COLUMNS = ("year", "id")
+_NAME_RE = re.compile(
+    r"^(?:(?P<kind>walk|finish|start)-(?P<value>\d{1,2})-b(?P<blisters>\d)"
+    r"|gladiola-b(?P<gblisters>\d)"
+    r"|timeline-(?P<year>\d{1,4}))(?:[-_].*)?$",
+    re.IGNORECASE,
+)
+
+
+def _cell_int(path: Path, line: int, name: str, text: str) -> int | None:
+    if text == "":
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise CalibrationError(f"{path}:{line}: {name}: expected an integer or an empty cell, got {text!r}") from None
+
+
+def read_labels(path: str | os.PathLike[str], game: DeckGame) -> dict[str, CardLabel]:
+    """Labels by photo file name from a CSV (header ``file,kind,value,blisters[,year][,id]``).
+
+    Blank lines and lines starting with ``#`` are skipped. Errors name the file and line.
+    """
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise CalibrationError(f"{p}: expected a labels CSV file, but no such file exists") from None
+    except UnicodeDecodeError:
+        raise CalibrationError(f"{p}: expected a UTF-8 labels CSV, got binary data") from None
+    except OSError as exc:
+        raise CalibrationError(f"{p}: cannot read the labels ({exc.strerror or exc})") from None
+    lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip() and not line.lstrip().startswith("#")]
+    if not lines:
+        raise CalibrationError(f"{p}: expected a header {','.join(LABEL_COLUMNS)}, got an empty file")
+    rows = list(csv.reader([line for _, line in lines]))
+    header = [c.strip().lower() for c in rows[0]]
+    if header[:4] != list(LABEL_COLUMNS) or len(set(header)) != len(header) or \
+            any(c not in OPTIONAL_COLUMNS for c in header[4:]):
+        raise CalibrationError(f"{p}:{lines[0][0]}: expected the header {','.join(LABEL_COLUMNS)} (optionally "
+                               f"followed by year and id), got {','.join(header)}")
+    labels: dict[str, CardLabel] = {}
+    for (line, _), cells in zip(lines[1:], rows[1:]):
+        if len(cells) != len(header):
+            raise CalibrationError(f"{p}:{line}: expected {len(header)} cells, got {len(cells)}")
+        row = {name: cell.strip() for name, cell in zip(header, cells)}
+        name = row["file"]
+        if not name:
+            raise CalibrationError(f"{p}:{line}: file: expected a photo file name, got an empty cell")
+        if name in labels:
+            raise CalibrationError(f"{p}:{line}: file: expected each photo once, got {name!r} again")
+        try:
+            kind = DeckKind(row["kind"].lower())
+        except ValueError:
+            raise CalibrationError(f"{p}:{line}: kind: expected one of {sorted(k.value for k in GAME_KINDS[game])}, "
+                                   f"got {row['kind']!r}") from None
+        label = CardLabel(row.get("id") or Path(name).stem, kind, _cell_int(p, line, "value", row["value"]),
+                          _cell_int(p, line, "blisters", row["blisters"]), _cell_int(p, line, "year", row.get("year", "")))
+        try:
+            label.check(game)
+        except CalibrationError as exc:
+            raise CalibrationError(f"{p}:{line}: {exc}") from None
+        labels[name] = label
+    if not labels:
+        raise CalibrationError(f"{p}: expected at least one labelled photo after the header, got none")
+    return labels
+
+
+def label_from_name(path: str | os.PathLike[str], game: DeckGame) -> CardLabel:
+    """The label encoded in a photo's file name (see the module docstring for the pattern)."""
+    stem = Path(path).stem
+    m = _NAME_RE.match(stem)
+    if m is None:
+        raise CalibrationError(f"{path}: expected a file name like walk-17-b3, finish-50-b1, start-0-b0, gladiola-b4 "
+                               f"or timeline-1865 (or pass --labels CSV), got {stem!r}")
+    if m["kind"]:
+        label = CardLabel(stem, DeckKind(m["kind"].lower()), int(m["value"]), int(m["blisters"]))
+    elif m["gblisters"]:
+        label = CardLabel(stem, DeckKind.GLADIOLA, None, int(m["gblisters"]))
+    else:
+        label = CardLabel(stem, DeckKind.TIMELINE, year=int(m["year"]))
+    try:
+        label.check(game)
+    except CalibrationError as exc:
+        raise CalibrationError(f"{path}: {exc}") from None
+    return label
+
+
+# --------------------------------------------------------------------------------------------
+# The enrolled deck and its files
+
+
+def deck_paths(directory: str | os.PathLike[str], game: DeckGame) -> tuple[Path, Path]:
+    """``(index JSON, arrays NPZ)`` of ``game``'s deck in a profile directory."""
+    d = Path(directory)
+    return d / f"deck-{game.value}.json", d / f"deck-{game.value}.npz"
+
+
+@dataclass(frozen=True, eq=False)
+class EnrolledDeck:
+    """Labels and upright descriptors of every enrolled card (row ``i`` belongs to ``labels[i]``)."""
+
+    game: DeckGame
+    labels: tuple[CardLabel, ...]
+    luma: np.ndarray = field(repr=False)
+    chroma: np.ndarray = field(repr=False)
+    sources: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        n = len(self.labels)
+        if n == 0:
+            raise CalibrationError("expected at least one enrolled card, got none")
+        if self.luma.shape != (n, LUMA_H, LUMA_W) or self.chroma.shape != (n, CHROMA_H, CHROMA_W, 2):
+            raise CalibrationError(f"expected descriptor arrays for {n} cards of shapes {(n, LUMA_H, LUMA_W)} and "
+                                   f"{(n, CHROMA_H, CHROMA_W, 2)}, got {self.luma.shape} and {self.chroma.shape}")
+        ids = [lab.identity for lab in self.labels]
+        if len(set(ids)) != n:
+            dup = sorted({i for i in ids if ids.count(i) > 1})
+            raise CalibrationError(f"expected each card identity once, got {dup} more than once")
+        for lab in self.labels:
+            lab.check(self.game)
+        if self.sources and len(self.sources) != n:
+            raise CalibrationError(f"expected one source per card ({n}), got {len(self.sources)}")
+
+    def save(self, directory: str | os.PathLike[str]) -> Path:
+        """Write the arrays and the index atomically into ``directory``; returns the index path."""
+        index_path, arrays_path = deck_paths(directory, self.game)
+        buf = io.BytesIO()
+        np.savez_compressed(buf, luma=self.luma.astype(np.float32), chroma=self.chroma.astype(np.float32))
+        blob = buf.getvalue()
+        sources = self.sources or ("",) * len(self.labels)
+        index = {
+            "format": DECK_FORMAT, "version": DECK_VERSION, "game": self.game.value,
+            "descriptor": DESCRIPTOR_PARAMS, "arrays": arrays_path.name, "sha256": hashlib.sha256(blob).hexdigest(),
+            "cards": [dict(lab.to_json(), source=src) for lab, src in zip(self.labels, sources)],
+        }
+        text = json.dumps(index, indent=1) + "\n"
+        try:
+            index_path.parent.mkdir(parents=True, exist_ok=True)
+            for path, data in ((arrays_path, blob), (index_path, text.encode("utf-8"))):
+                fd, tmp = tempfile.mkstemp(prefix=".deck-", dir=path.parent)
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(data)
+                os.replace(tmp, path)
+        except OSError as exc:
+            raise CalibrationError(f"{index_path.parent}: cannot write the deck ({exc.strerror or exc})") from None
+        return index_path
+
+    @classmethod
+    def load(cls, directory: str | os.PathLike[str], game: DeckGame) -> EnrolledDeck:
+        """Read ``game``'s deck from a profile directory (CalibrationError if missing or damaged)."""
+        index_path, _ = deck_paths(directory, game)
+        try:
+            text = index_path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise CalibrationError(f"{index_path}: no enrolled {game.value} deck here; run `companion calibrate deck "
+                                   f"--game {game.value} ...` first") from None
+        except UnicodeDecodeError:
+            raise CalibrationError(f"{index_path}: expected a JSON deck index, got binary data") from None
+        except OSError as exc:
+            raise CalibrationError(f"{index_path}: cannot read the deck ({exc.strerror or exc})") from None
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise CalibrationError(f"{index_path}: damaged deck index: expected JSON, got a syntax error at line "
+                                   f"{exc.lineno} column {exc.colno} ({exc.msg})") from None
+        try:
+            return cls._from_index(data, index_path, game)
+        except CalibrationError as exc:
+            raise CalibrationError(f"{index_path}: {exc}") from None
+
+    @classmethod
+    def _from_index(cls, data: Any, index_path: Path, game: DeckGame) -> EnrolledDeck:
+        if not isinstance(data, dict):
+            raise CalibrationError(f"expected a JSON object, got {type(data).__name__}")
+        if data.get("format") != DECK_FORMAT:
+            raise CalibrationError(f"expected \"format\": {DECK_FORMAT!r}, got {data.get('format')!r} "
+                                   "(not a table-companion deck)")
+        version = data.get("version")
+        if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+            raise CalibrationError(f"expected a positive integer \"version\", got {version!r}")
+        if version > DECK_VERSION:
+            raise CalibrationError(f"deck version {version} is newer than this program understands (up to "
+                                   f"{DECK_VERSION}); update the companion")
+        if data.get("game") != game.value:
+            raise CalibrationError(f"expected a {game.value} deck, got one for {data.get('game')!r}")
+        if data.get("descriptor") != DESCRIPTOR_PARAMS:
+            raise CalibrationError(f"expected descriptor settings {DESCRIPTOR_PARAMS}, got {data.get('descriptor')!r}; "
+                                   "enroll the deck again")
+        cards = data.get("cards")
+        if not isinstance(cards, list) or not cards:
+            raise CalibrationError(f"expected a non-empty \"cards\" list, got {cards!r:.60}")
+        labels = []
+        for i, card in enumerate(cards):
+            try:
+                labels.append(CardLabel.from_json(card))
+            except CalibrationError as exc:
+                raise CalibrationError(f"card {i}: {exc}") from None
+        sources = tuple(str(c.get("source") or "") for c in cards)
+        name = data.get("arrays")
+        if not isinstance(name, str) or Path(name).name != name:
+            raise CalibrationError(f"expected \"arrays\" to name a file next to the index, got {name!r}")
+        arrays_path = index_path.parent / name
+        try:
+            blob = arrays_path.read_bytes()
+        except OSError as exc:
+            raise CalibrationError(f"{arrays_path}: cannot read the deck arrays ({exc.strerror or exc})") from None
+        if hashlib.sha256(blob).hexdigest() != data.get("sha256"):
+            raise CalibrationError(f"{arrays_path}: damaged deck arrays: expected sha256 {data.get('sha256')!r}, "
+                                   "got different content; enroll the deck again")
+        try:
+            with np.load(io.BytesIO(blob), allow_pickle=False) as npz:
+                luma, chroma = np.asarray(npz["luma"], np.float32), np.asarray(npz["chroma"], np.float32)
+        except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
+            raise CalibrationError(f"{arrays_path}: expected NPZ arrays luma and chroma, got unreadable data ({exc})") from None
+        if not (np.isfinite(luma).all() and np.isfinite(chroma).all()):
+            raise CalibrationError(f"{arrays_path}: expected finite descriptors, got NaN or infinity")
+        return cls(game, tuple(labels), luma, chroma, sources)
+
+
+def enroll(game: DeckGame, cards: Sequence[tuple[CardLabel, np.ndarray]],
+           sources: Sequence[str] = ()) -> EnrolledDeck:
+    """Describe one upright card crop per label (BGR or gray uint8, portrait, any size)."""
+    if not cards:
+        raise CalibrationError("expected at least one card to enroll, got none")
+    descs: list[Descriptor] = []
+    for label, crop in cards:
+        label.check(game)
+        try:
+            descs.append(describe(crop))
+        except CalibrationError as exc:
+            raise CalibrationError(f"card {label.identity!r}: {exc}") from None
+    return EnrolledDeck(game, tuple(lab for lab, _ in cards), np.stack([d.luma for d in descs]),
+                        np.stack([d.chroma for d in descs]), tuple(sources))
+
+
+Locator = Callable[[np.ndarray], np.ndarray]
+"""Given an enrollment photo (BGR), return the upright crop of the single card in it."""
+
+
+def enroll_photos(game: DeckGame, files: Sequence[Path], labels: Mapping[str, CardLabel] | None,
+                  locate: Locator, read: Callable[[Path], np.ndarray]) -> EnrolledDeck:
+    """Enroll one photo per card: ``locate`` finds and rectifies the card, ``read`` loads a file.
+
+    With ``labels`` (by file name) every photo must have a label and every label a photo;
+    without, labels come from the file names (:func:`label_from_name`).
+    """
+    if labels is not None:
+        names = {f.name for f in files}
+        missing = [n for n in labels if n not in names]
+        if missing:
+            raise CalibrationError(f"expected a photo for every labelled file, missing {missing[:5]}"
+                                   f"{' ...' if len(missing) > 5 else ''}")
+        unlabelled = [f.name for f in files if f.name not in labels]
+        if unlabelled:
+            raise CalibrationError(f"expected a label for every photo, got none for {unlabelled[:5]}"
+                                   f"{' ...' if len(unlabelled) > 5 else ''}")
+    cards = []
+    for f in files:
+        label = labels[f.name] if labels is not None else label_from_name(f, game)
+        try:
+            crop = locate(read(f))
+        except CalibrationError as exc:
+            msg = str(exc)
+            raise CalibrationError(msg if msg.startswith(str(f)) else f"{f}: {msg}") from None
+        cards.append((label, crop))
+    return enroll(game, cards, tuple(f.name for f in files))
+
+
+# --------------------------------------------------------------------------------------------
+# Matching
+
+
+@dataclass(frozen=True)
+class MatchConfig:
+    """Tunables of :class:`DeckMatcher`.
+
+    ``keep``: smallest fraction of grid cells that always counts; of the others, cells that fit
+    no card better than ``outlier`` (occlusion, glare) are ignored for all cards alike;
+    ``chroma_weight``: weight of colour against lightness differences;
+    ``reject``: largest distance of the best card for an answer (above: not a card of this deck);
+    ``reject_share``: a deck whose different-looking cards are far apart (the 5th percentile of
+    their distances) may use up to this share of that distance instead of ``reject``;
+    ``ratio``: the runner-up of another look must be this many times farther for a plain answer;
+    ``pair_accept``: evidence in [0, 1] needed when two looks are compared on where they differ;
+    ``pair_pixels``: fraction of template pixels (largest differences) used for that comparison;
+    ``max_hidden``: largest fraction of outlier cells (hidden or glared) for an answer; above
+    ``hidden_strict`` of them, the comparison of close looks needs ``pair_accept_hidden``;
+    ``always_check``: unless the nearest other look is this many times farther than the best
+    card, the two are also compared where they differ; ``max_rivals``: most looks compared.
+    """
+
+    keep: float = 0.7
+    outlier: float = 0.8
+    chroma_weight: float = 0.5
+    reject: float = 0.9
+    reject_share: float = 0.5
+    ratio: float = 1.6
+    always_check: float = 3.0
+    max_rivals: int = 6
+    pair_accept: float = 0.4
+    pair_pixels: float = 0.04
+    max_hidden: float = 0.32
+    hidden_strict: float = 0.25
+    pair_accept_hidden: float = 0.6
+
+
+@dataclass(frozen=True)
+class Match:
+    """A recognised card: the enrolled identity and fields, and how sure the matcher is.
+
+    ``blisters`` is None when the card was recognised but not which of several cards that differ
+    only in blisters it is. ``flipped``: the crop shows the card upside down (its true top is the
+    crop's bottom edge). ``score`` in [0, 1] (higher is surer); ``distance`` is the raw distance of
+    the best template (0 = identical).
+    """
+
+    identity: str
+    kind: DeckKind
+    value: int | None
+    blisters: int | None
+    year: int | None
+    score: float
+    flipped: bool
+    distance: float
+
+
+class DeckMatcher:
+    """Recognises rectified card crops as cards of one enrolled deck."""
+
+    def __init__(self, deck: EnrolledDeck, config: MatchConfig = MatchConfig()) -> None:
+        self.deck = deck
+        self.config = config
+        looks: dict[tuple[Any, ...], int] = {}
+        self._look = np.array([looks.setdefault(lab.look, len(looks)) for lab in deck.labels])
+        self._luma = deck.luma.astype(np.float32)
+        self._bank = TemplateBank(deck.luma, deck.chroma, config.chroma_weight)
+        self.outlier = config.outlier
+        self.reject = config.reject
+        self._scale_to_deck()
+
+    def _scale_to_deck(self) -> None:
+        """Adapt the rejection and outlier distances to this deck's own contrast.
+
+        A deck whose different-looking cards lie far apart (colourful pictures) also shows larger
+        distances between a card and its own photo under hard light; both thresholds grow to
+        ``config.reject_share`` of the 5th percentile of the distances between its
+        different-looking cards (never below the configured values).
+        """
+        pairs = [d for _, _, d in self.confusable(limit=None)]
+        if pairs:
+            near = self.config.reject_share * float(np.percentile(pairs, 5))
+            self.reject = max(self.config.reject, near)
+            self.outlier = max(self.config.outlier, near)
+
+    @classmethod
+    def load(cls, profile_dir: str | os.PathLike[str], game: DeckGame | str,
+             config: MatchConfig = MatchConfig()) -> DeckMatcher:
+        """The matcher of ``game``'s deck enrolled in ``profile_dir``."""
+        g = game if isinstance(game, DeckGame) else DeckGame.parse(game)
+        return cls(EnrolledDeck.load(profile_dir, g), config)
+
+    def distances(self, crop: np.ndarray) -> np.ndarray:
+        """Distances (2, N): row 0 the crop as given, row 1 turned by 180 degrees, to every card."""
+        q = describe(crop)
+        return np.stack([self._dist(d)[0] for d in (q, rotate_180(q))])
+
+    def _dist(self, q: Descriptor) -> tuple[np.ndarray, np.ndarray]:
+        """Distances to every card, and the outlier cells left out."""
+        cells = self._bank.cell_distances(q)
+        out = outlier_cells(cells, self.config.keep, self.outlier)
+        return masked_mean(cells, out), out
+
+    def match(self, crop: np.ndarray) -> Match | None:
+        """Recognise an upright-or-upside-down rectified card crop; None when unsure or unknown."""
+        cfg = self.config
+        q0 = describe(crop)
+        queries = (q0, rotate_180(q0))
+        found = [self._dist(q) for q in queries]
+        dist2 = np.stack([d for d, _ in found])
+        orient = dist2.argmin(axis=0)
+        dist = dist2.min(axis=0)
+        best = int(dist.argmin())
+        d_best = float(dist[best])
+        hidden = float(found[int(orient[best])][1].mean())
+        if d_best > self.reject or hidden > cfg.max_hidden:
+            return None
+        accept = cfg.pair_accept if hidden <= cfg.hidden_strict else cfg.pair_accept_hidden
+        # The best card of every other look, nearest first.
+        rivals: list[int] = []
+        for look in np.unique(self._look):
+            if look == self._look[best]:
+                continue
+            members = np.flatnonzero(self._look == look)
+            rivals.append(int(members[dist[members].argmin()]))
+        rivals.sort(key=lambda i: float(dist[i]))
+        fit = max(0.0, 1.0 - d_best / self.reject)
+        if not rivals or float(dist[rivals[0]]) >= cfg.always_check * d_best:
+            sep = 1.0 - d_best / float(dist[rivals[0]]) if rivals else 1.0
+            return self._answer(best, bool(orient[best]), min(1.0, fit * (0.5 + sep)), d_best, blisters_sure=True)
+        # Close rivals: compare on the pixels where the candidates differ.
+        close = [best] + [r for r in rivals if float(dist[r]) < cfg.ratio * d_best][:cfg.max_rivals]
+        if len(close) == 1:
+            close.append(rivals[0])  # always checked where the two differ
+        q = queries[int(orient[best])]
+        cell_out = found[int(orient[best])][1].reshape(GRID_H, GRID_W)
+        usable = ~np.kron(cell_out, np.ones((LUMA_H // GRID_H, LUMA_W // GRID_W), dtype=bool))
+        n = len(close)
+        evidence = np.ones((n, n))
+        for i in range(n):
+            for j in range(i + 1, n):
+                e = self._pair_evidence(q, close[i], close[j], usable)
+                evidence[i, j], evidence[j, i] = e, -e
+        worst = evidence.min(axis=1)
+        win = int(worst.argmax())
+        winner = close[win]
+        if worst[win] >= accept:
+            return self._answer(winner, bool(orient[best]), min(1.0, fit * (0.5 + float(worst[win]))),
+                                float(dist[winner]), blisters_sure=True)
+        undecided = [close[j] for j in range(n) if j != win and evidence[win, j] < accept]
+        mine = self.deck.labels[winner]
+        if all(self.deck.labels[u].kind is mine.kind and self.deck.labels[u].value == mine.value
+               and self.deck.labels[u].year == mine.year for u in undecided):
+            return self._answer(winner, bool(orient[best]), fit * 0.5, float(dist[winner]), blisters_sure=False)
+        return None
+
+    def _pair_evidence(self, q: Descriptor, a: int, b: int, usable: np.ndarray) -> float:
+        """In [-1, 1]: how much better ``a`` fits than ``b`` where their templates differ.
+
+        Only ``usable`` pixels (not in outlier cells) take part; 0 when none of them differ.
+        """
+        ta, tb = self._luma[a], self._luma[b]
+        diff = np.where(usable, np.abs(ta - tb), 0.0)
+        k = max(8, int(diff.size * self.config.pair_pixels))
+        thr = np.partition(diff.ravel(), diff.size - k)[diff.size - k]
+        region = diff >= max(thr, 1e-6)
+        ea = float(((q.luma - ta)[region] ** 2).mean())
+        eb = float(((q.luma - tb)[region] ** 2).mean())
+        return (eb - ea) / (ea + eb + 1e-6)
+
+    def _answer(self, i: int, flipped: bool, score: float, distance: float, blisters_sure: bool) -> Match:
+        lab = self.deck.labels[i]
+        return Match(lab.identity, lab.kind, lab.value, lab.blisters if blisters_sure else None, lab.year,
+                     round(max(0.0, min(1.0, score)), 4), flipped, distance)
+
+    def confusable(self, limit: int | None = 5) -> list[tuple[str, str, float]]:
+        """The closest pairs of enrolled cards of different looks: (id, id, distance), nearest first.
+
+        A small distance warns that two cards with different fields look almost the same.
+        """
+        out = []
+        n = len(self.deck.labels)
+        for i in range(n):
+            q = Descriptor(self._luma[i], self.deck.chroma[i])
+            d = np.minimum(self._dist(q)[0], self._dist(rotate_180(q))[0])
+            for j in range(i + 1, n):
+                if self._look[i] != self._look[j]:
+                    out.append((self.deck.labels[i].identity, self.deck.labels[j].identity, float(d[j])))
+        out.sort(key=lambda t: t[2])
+        return out if limit is None else out[:limit]
+
+
+__all__ = [
+    "CardLabel", "DECK_FORMAT", "DECK_VERSION", "DeckGame", "DeckKind", "DeckMatcher", "EnrolledDeck", "Match",
+    "MatchConfig", "deck_paths", "enroll", "enroll_photos", "label_from_name", "read_labels",
+]

@@ -1,0 +1,143 @@
+"""Compact appearance descriptors of rectified cards, and robust distances between them.
+
+A descriptor is computed from an upright (portrait) card crop of any size:
+
+* a thin border is cut off (it holds table pixels when a quad is a little off, and the rounded
+  corners);
+* **luma**: the Lab lightness at ``LUMA_W x LUMA_H``, high-pass filtered (a wide Gaussian is
+  subtracted, which removes uneven light and vignetting) and scaled to unit standard deviation
+  (which removes exposure and contrast);
+* **chroma**: Lab a/b at ``CHROMA_W x CHROMA_H`` with each channel's median subtracted (the
+  paper colour, so a colour cast of the light cancels out), in units of ``CHROMA_SCALE``.
+
+Distances are computed per cell of a ``GRID_W x GRID_H`` grid (luma and chroma cells cover the
+same part of the card). Cells that fit no template at all (a hand, glare or a card lying over
+part of the face) are left out for every template alike, so they do not decide the outcome;
+cells that fit some templates and not others (the ones that tell cards apart) always count.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from calibration.errors import CalibrationError
+
+LUMA_W, LUMA_H = 48, 72
+CHROMA_W, CHROMA_H = 24, 36
+GRID_W, GRID_H = 8, 12
+BORDER = 0.07
+"""Fraction of the crop's width/height cut off each side before describing."""
+HIGHPASS_SIGMA = 6.0
+"""Gaussian sigma (luma pixels) of the illumination estimate subtracted from lightness."""
+SMOOTH_SIGMA = 0.8
+"""Gaussian sigma (luma pixels) that makes the comparison tolerate a pixel of misalignment."""
+MIN_CONTRAST = 8.0
+"""Smallest lightness spread (Lab L units) used for scaling, so a plain card's noise is not blown up."""
+CLIP = 2.5
+"""Scaled lightness is clipped to +-CLIP so that a few strong strokes cannot dominate a distance."""
+CHROMA_SCALE = 8.0
+"""Lab a/b units that count as one unit of chroma difference."""
+
+
+@dataclass(frozen=True, eq=False)
+class Descriptor:
+    """The appearance of one card in one orientation: ``luma`` (H x W) and ``chroma`` (H x W x 2)."""
+
+    luma: np.ndarray
+    chroma: np.ndarray
+
+
+def check_crop(crop: object) -> np.ndarray:
+    """The crop as a BGR uint8 array; a CalibrationError unless it is a non-empty portrait image."""
+    if not isinstance(crop, np.ndarray) or crop.ndim not in (2, 3) or crop.size == 0:
+        raise CalibrationError(f"expected a non-empty card image array, got {getattr(crop, 'shape', type(crop).__name__)}")
+    if crop.ndim == 3 and crop.shape[2] not in (1, 3, 4):
+        raise CalibrationError(f"expected a gray, BGR or BGRA image, got {crop.shape[2]} channels")
+    if crop.dtype != np.uint8:
+        raise CalibrationError(f"expected an 8-bit image, got dtype {crop.dtype}")
+    h, w = crop.shape[:2]
+    if h < 8 or w < 6:
+        raise CalibrationError(f"expected a card crop of at least 6x8 pixels, got {w}x{h}")
+    if w >= h:
+        raise CalibrationError(f"expected an upright (portrait) card crop, got {w}x{h} (wider than high)")
+    if crop.ndim == 2 or crop.shape[2] == 1:
+        return cv2.cvtColor(crop.reshape(h, w), cv2.COLOR_GRAY2BGR)
+    if crop.shape[2] == 4:
+        return cv2.cvtColor(crop, cv2.COLOR_BGRA2BGR)
+    return crop
+
+
+def describe(crop: np.ndarray) -> Descriptor:
+    """The descriptor of an upright card crop (BGR or gray uint8, portrait)."""
+    bgr = check_crop(crop)
+    h, w = bgr.shape[:2]
+    dy, dx = int(round(h * BORDER)), int(round(w * BORDER))
+    inner = bgr[dy:h - dy, dx:w - dx]
+    # Shrinking in two steps (area averaging, then a mild blur) keeps fine print from aliasing.
+    small = cv2.resize(inner, (LUMA_W * 2, LUMA_H * 2), interpolation=cv2.INTER_AREA)
+    small = cv2.resize(small, (LUMA_W, LUMA_H), interpolation=cv2.INTER_AREA)
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
+    light = lab[:, :, 0]
+    high = light - cv2.GaussianBlur(light, (0, 0), HIGHPASS_SIGMA, borderType=cv2.BORDER_REFLECT)
+    high = cv2.GaussianBlur(high, (0, 0), SMOOTH_SIGMA, borderType=cv2.BORDER_REFLECT)
+    high = np.clip(high / max(float(high.std()), MIN_CONTRAST), -CLIP, CLIP)
+    ab = cv2.resize(lab[:, :, 1:3], (CHROMA_W, CHROMA_H), interpolation=cv2.INTER_AREA)
+    ab -= np.median(ab.reshape(-1, 2), axis=0)
+    ab /= CHROMA_SCALE
+    return Descriptor(high.astype(np.float32), ab.astype(np.float32))
+
+
+def rotate_180(d: Descriptor) -> Descriptor:
+    """The descriptor of the same crop turned by 180 degrees (exact, no re-sampling)."""
+    return Descriptor(np.ascontiguousarray(d.luma[::-1, ::-1]), np.ascontiguousarray(d.chroma[::-1, ::-1]))
+
+
+def _cells(a: np.ndarray, h: int, w: int) -> np.ndarray:
+    """Regroup (N, H, W[, ch]) pixels as (N, cells, pixels per cell) in grid order."""
+    n = a.shape[0]
+    a = a.reshape(n, GRID_H, h // GRID_H, GRID_W, w // GRID_W, -1)
+    return np.ascontiguousarray(a.transpose(0, 1, 3, 2, 4, 5).reshape(n, GRID_H * GRID_W, -1))
+
+
+class TemplateBank:
+    """Templates regrouped per grid cell, with precomputed energies, for fast cell distances."""
+
+    def __init__(self, luma: np.ndarray, chroma: np.ndarray, chroma_weight: float) -> None:
+        self.chroma_weight = chroma_weight
+        self.luma = _cells(luma.astype(np.float32), LUMA_H, LUMA_W)
+        self.chroma = _cells(chroma.astype(np.float32), CHROMA_H, CHROMA_W)
+        self._luma_energy = (self.luma ** 2).sum(axis=2)
+        self._chroma_energy = (self.chroma ** 2).sum(axis=2)
+
+    def cell_distances(self, query: Descriptor) -> np.ndarray:
+        """Mean squared differences per grid cell between ``query`` and every template: (N, cells)."""
+        ql = _cells(query.luma[None], LUMA_H, LUMA_W)[0]
+        qc = _cells(query.chroma[None], CHROMA_H, CHROMA_W)[0]
+        dl = self._luma_energy - 2 * np.einsum("ncp,cp->nc", self.luma, ql) + (ql ** 2).sum(axis=1)
+        dc = self._chroma_energy - 2 * np.einsum("ncp,cp->nc", self.chroma, qc) + (qc ** 2).sum(axis=1)
+        return np.maximum(dl, 0) / ql.shape[1] + self.chroma_weight * np.maximum(dc, 0) / (qc.shape[1] / 2)
+
+
+def outlier_cells(cells: np.ndarray, keep: float, floor: float) -> np.ndarray:
+    """Cells where the query fits *no* template (hand, glare, a card on top): a boolean (cells,) mask.
+
+    A cell counts as an outlier when even its best template differs by more than ``floor``; at most
+    the worst ``1 - keep`` fraction of cells is dropped. Cells where only some templates differ are
+    the ones that tell cards apart, so they are always kept.
+    """
+    best = cells.min(axis=0)
+    drop = max(0, int(round(cells.shape[1] * (1.0 - keep))))
+    out = np.zeros(cells.shape[1], dtype=bool)
+    if drop:
+        worst = np.argsort(best)[-drop:]
+        out[worst[best[worst] > floor]] = True
+    return out
+
+
+def masked_mean(cells: np.ndarray, outliers: np.ndarray) -> np.ndarray:
+    """Mean of each row over the cells that are not outliers."""
+    good = ~outliers
+    return cells[:, good].mean(axis=1) if good.any() else cells.mean(axis=1)
