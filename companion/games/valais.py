@@ -866,6 +866,21 @@ class _Table:
 
     # ---- JSON (shared part)
 
+    def _public_json(self) -> dict[str, Any]:
+        """Everything public, with hidden piles as counts: the observer's JSON form."""
+        data = self._flow_json()
+        data.update(
+            {
+                "timeline": [c.to_json() for c in self.timeline],
+                "hands": [len(h) for h in self.hands],
+                "stack": len(self.stack),
+                "discard": len(self.discard),
+                "aside": len(self.aside),
+                "revealed": [[c.to_json() for c in r] for r in self.revealed],
+            }
+        )
+        return data
+
     def _flow_json(self) -> dict[str, Any]:
         return {
             "game": NAME,
@@ -1043,18 +1058,7 @@ class State(_Table):
         return Observer.from_json(self._observer_json())
 
     def _observer_json(self) -> dict[str, Any]:
-        data = self._flow_json()
-        data.update(
-            {
-                "timeline": [c.to_json() for c in self.timeline],
-                "hands": [len(h) for h in self.hands],
-                "stack": len(self.stack),
-                "discard": len(self.discard),
-                "aside": len(self.aside),
-                "revealed": [[c.to_json() for c in r] for r in self.revealed],
-            }
-        )
-        return data
+        return self._public_json()
 
     def describe(self, action: Action) -> str:
         card = None
@@ -1216,18 +1220,7 @@ class Observer(_Table):
         return self._perform(action, seen)
 
     def to_json(self) -> dict[str, Any]:
-        data = self._flow_json()
-        data.update(
-            {
-                "timeline": [c.to_json() for c in self.timeline],
-                "hands": [len(h) for h in self.hands],
-                "stack": len(self.stack),
-                "discard": len(self.discard),
-                "aside": len(self.aside),
-                "revealed": [[c.to_json() for c in r] for r in self.revealed],
-            }
-        )
-        return data
+        return self._public_json()
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "Observer":
