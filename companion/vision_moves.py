@@ -15,6 +15,7 @@ import numpy as np
 
 from companion.games import canonical_name
 from companion.session import MoveItem
+from companion.setup_profile import CameraSetup
 from companion.sources import Frame
 from companion.tracking import TrackConfig, Tracker, skin_fraction
 
@@ -34,16 +35,18 @@ class VisionMoves:
         reader: Any = None,
         tracker: Tracker | None = None,
         track_config: TrackConfig = TrackConfig(),
+        setup: CameraSetup = CameraSetup(),
     ) -> None:
         from vision.pipeline import CardReader, PipelineConfig
         from vision.read.types import Deck
 
         self.game = canonical_name(game)
         self.view = view
+        self.setup = setup
         self.reader = reader or CardReader(PipelineConfig(deck=Deck.for_game(self.game)))
         self.tracker = tracker or Tracker(self.game, track_config)
         self._skin: deque[float] = deque(maxlen=BASELINE_FRAMES)
-        self._last: tuple[int, Any] | None = None
+        self._last: tuple[int, Any, np.ndarray] | None = None
         self.hand = False
 
     def _hand_over_table(self, image: np.ndarray) -> bool:
@@ -54,18 +57,19 @@ class VisionMoves:
         return share > baseline + HAND_RISE
 
     def moves(self, frame: Frame) -> Sequence[MoveItem]:
-        result = self.reader.read_frame(frame.image)
-        self.hand = self._hand_over_table(frame.image)
-        self._last = (frame.index, result)
+        image = self.setup.prepare(frame.image)
+        result = self.reader.read_frame(image)
+        self.hand = self._hand_over_table(image)
+        self._last = (frame.index, result, image)
         view = self.view() if self.view is not None else None
         found = self.tracker.update(frame.index, frame.timestamp, result, view=view, hand=self.hand or None)
         return [MoveItem(m.frame_index, m.timestamp, m.action, tuple(m.evidence)) for m in found]
 
     def annotate(self, frame: Frame) -> np.ndarray:
         """The frame with each card's outline and reading, and a mark while an arm is over the table."""
-        image = frame.image.copy()
         if self._last is None or self._last[0] != frame.index:
-            return image
+            return frame.image.copy()
+        image = self._last[2].copy()
         scale = max(1.0, image.shape[1] / 1280)
         for obs in self._last[1].observations:
             pts = np.round(np.array(obs.quad.to_json(), dtype=np.float64)).astype(np.int32)

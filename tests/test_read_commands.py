@@ -92,3 +92,35 @@ def test_bad_input_is_one_line_error(capsys, tmp_path, command, make_bad, expect
 def test_score_refuses_other_games(capsys, photos):
     assert main(["score", str(photos["gladiola"]), "--game", "valais"]) == 2
     assert "expected --game gladiola" in capsys.readouterr().err
+
+
+def _lens_profile(folder: Path, width: int, height: int, k1: float) -> Path:
+    from calibration.lens import LensCalibration
+    from calibration.profile import Profile, save_profile
+
+    f = 0.9 * width
+    lens = LensCalibration(width, height, ((f, 0.0, width / 2), (0.0, f, height / 2), (0.0, 0.0, 1.0)),
+                           (k1, 0.0, 0.0, 0.0, 0.0), 0.1, 10, "chessboard:9x6:25mm")
+    save_profile(Profile(lens=lens), folder)
+    return folder
+
+
+def test_a_lens_profile_keeps_corners_in_photo_pixels(capsys, photos, tmp_path):
+    plain = run_json(capsys, "read", str(photos["gladiola"]), "--game", "gladiola")
+    neutral = _lens_profile(tmp_path / "neutral", 1280, 720, 0.0)
+    same = run_json(capsys, "read", str(photos["gladiola"]), "--game", "gladiola", "--profile", str(neutral))
+    assert len(same["cards"]) == len(plain["cards"])
+    for a, b in zip(sorted(c["corners"] for c in plain["cards"]), sorted(c["corners"] for c in same["cards"])):
+        assert max(abs(p - q) for pa, pb in zip(a, b) for p, q in zip(pa, pb)) < 2.0
+
+
+def test_a_profile_for_another_camera_or_a_damaged_one_is_one_line(capsys, photos, tmp_path):
+    other = _lens_profile(tmp_path / "other", 640, 480, -0.2)
+    assert main(["read", str(photos["gladiola"]), "--profile", str(other)]) == 2
+    assert "640x480" in capsys.readouterr().err
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "profile.json").write_text("{ not json")
+    assert main(["score", str(photos["gladiola"]), "--game", "gladiola", "--profile", str(broken)]) == 2
+    err = capsys.readouterr().err
+    assert "damaged profile" in err and len(err.strip().splitlines()) == 1

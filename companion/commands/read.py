@@ -18,17 +18,21 @@ from companion.errors import CompanionError
 from companion.games import GAME_NAMES, canonical_name
 
 GLADIOLA_KINDS = ("walk", "finish", "start", "gladiola")
+PROFILE_HELP = "calibration profile directory (default: the user's, when it exists)"
 
 
-def read_image(path: str, game: str | None):
-    """Load ``path`` and read every card in it; bad input raises a VisionError."""
+def read_image(path: str, game: str | None, profile: str | None = None):
+    """Load ``path`` and read every card in it (undistorted first when the profile knows the
+    lens; corners stay in the photo's pixels); bad input raises a VisionError."""
+    from companion.setup_profile import load_setup
     from vision.io import load_image
     from vision.pipeline import CardReader, PipelineConfig
     from vision.read.types import Deck
 
+    setup = load_setup(profile)
     image = load_image(path)
     reader = CardReader(PipelineConfig(deck=Deck.for_game(game)))
-    return reader.read_frame(image)
+    return setup.to_raw(reader.read_frame(setup.prepare(image)))
 
 
 def score_json(frame_json: dict[str, Any]) -> dict[str, Any]:
@@ -78,7 +82,7 @@ def _describe(card: dict[str, Any]) -> str:
 
 
 def run_read(args: argparse.Namespace) -> int:
-    data = read_image(args.image, _game(args)).to_json()
+    data = read_image(args.image, _game(args), args.profile).to_json()
     lines = [f"{len(data['cards'])} cards in {data['image']['width']}x{data['image']['height']}"]
     lines += [f"  {i + 1}. {_describe(c)}" for i, c in enumerate(data["cards"])]
     _emit(data, args.json, "\n".join(lines))
@@ -88,7 +92,7 @@ def run_read(args: argparse.Namespace) -> int:
 def run_score(args: argparse.Namespace) -> int:
     if canonical_name(args.game) != "gladiola":
         raise CompanionError(f"score counts Via Gladiola blisters: expected --game gladiola, got {args.game!r}")
-    data = score_json(read_image(args.image, "gladiola").to_json())
+    data = score_json(read_image(args.image, "gladiola", args.profile).to_json())
     if data["blisters"] is None:
         text = f"{data['count']} cards, {data['unread']} could not be read: no sure total"
     else:
@@ -104,7 +108,7 @@ def run_timeline(args: argparse.Namespace) -> int:
 
         catalogue = load_catalogue(args.catalogue)
         years = sorted({card.date.year for card in catalogue.cards})
-    result = read_image(args.image, "valais")
+    result = read_image(args.image, "valais", args.profile)
     data = timeline_json(result)
     if years is not None:
         data["unknown_years"] = [
@@ -120,17 +124,20 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
     p = sub.add_parser("read", help="find and read every card in a photo")
     p.add_argument("image")
     p.add_argument("--game", choices=GAME_NAMES, help="restrict to the cards of one game")
+    p.add_argument("--profile", help=PROFILE_HELP)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run_read)
 
     p = sub.add_parser("score", help="total the Via Gladiola blisters of the hand in a photo")
     p.add_argument("image")
     p.add_argument("--game", required=True, help="gladiola")
+    p.add_argument("--profile", help=PROFILE_HELP)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run_score)
 
     p = sub.add_parser("timeline", help="order a Valais*Wallis row by its dates and judge it")
     p.add_argument("image")
     p.add_argument("--catalogue", help="catalogue CSV: flag years no card of the deck has")
+    p.add_argument("--profile", help=PROFILE_HELP)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run_timeline)

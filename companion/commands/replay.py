@@ -35,8 +35,9 @@ def _first_valais_card(module: Any, layout: Any) -> Any:
 
 
 def replay(source_spec: str, game: str, names: tuple[str, ...], first_player: int = 0,
-           progress: bool = False) -> dict[str, Any]:
+           progress: bool = False, profile: str | None = None) -> dict[str, Any]:
     """Run a recorded game through vision and tracking; return the simulate-shaped log."""
+    from companion.setup_profile import load_setup
     from companion.sources import SourceKind, SourceState, classify, open_source
     from companion.vision_moves import VisionMoves
 
@@ -53,7 +54,8 @@ def replay(source_spec: str, game: str, names: tuple[str, ...], first_player: in
         raise CompanionError(f"replay: expected a video file or a folder of images, got a {kind.value}")
     source = open_source(source_spec)
     observer: Any = module.Observer.start(len(names), first_player) if game == "gladiola" else None
-    vision = VisionMoves(game, view=lambda: observer.public_view() if observer is not None else None)
+    vision = VisionMoves(game, view=lambda: observer.public_view() if observer is not None else None,
+                         setup=load_setup(profile))
     events: list[dict[str, Any]] = []
     texts: list[str] = []
     frames = 0
@@ -107,7 +109,8 @@ def replay(source_spec: str, game: str, names: tuple[str, ...], first_player: in
 def run(args: argparse.Namespace) -> int:
     from companion.simulate import player_names
 
-    log = replay(args.source, args.game, player_names(args.players), args.first_player, progress=not args.json)
+    log = replay(args.source, args.game, player_names(args.players), args.first_player,
+                 progress=not args.json, profile=args.profile)
     if args.json:
         json.dump(log, sys.stdout, ensure_ascii=False)
         sys.stdout.write("\n")
@@ -125,5 +128,6 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
     p.add_argument("--game", required=True, help="gladiola or valais")
     p.add_argument("--players", required=True, help="a count or comma-separated names")
     p.add_argument("--first-player", type=int, default=0, help="seat index of the start player")
+    p.add_argument("--profile", help="calibration profile directory (default: the user's, when it exists)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run)
