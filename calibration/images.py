@@ -15,6 +15,9 @@ import numpy as np
 
 from calibration.errors import CalibrationError
 
+MAX_PIXELS = 40_000_000
+"""Largest image read (pixels), checked from the header: a small file can declare a huge image."""
+
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"})
 
 
@@ -25,6 +28,7 @@ def read_image(path: str | os.PathLike[str]) -> np.ndarray:
         raise CalibrationError(f"{p}: expected an image file, but no such file exists")
     if p.is_dir():
         raise CalibrationError(f"{p}: expected an image file, got a directory")
+    _check_pixels(p)
     data = np.fromfile(str(p), dtype=np.uint8)
     if data.size == 0:
         raise CalibrationError(f"{p}: expected an image file, got an empty file")
@@ -32,6 +36,25 @@ def read_image(path: str | os.PathLike[str]) -> np.ndarray:
     if image is None or image.size == 0:
         raise CalibrationError(f"{p}: expected an image (PNG, JPEG, ...), got data no decoder can read")
     return image
+
+
+def _check_pixels(path: Path, max_pixels: int = MAX_PIXELS) -> None:
+    """Refuse an image whose header declares more than ``max_pixels`` before decoding it."""
+    import warnings
+
+    from PIL import Image
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with Image.open(path) as img:
+                width, height = img.size
+    except Image.DecompressionBombError as exc:
+        raise CalibrationError(f"{path}: expected at most {max_pixels} pixels, got a larger image ({exc})") from None
+    except Exception:  # noqa: BLE001 - not for PIL to judge: OpenCV decides below
+        return
+    if width * height > max_pixels:
+        raise CalibrationError(f"{path}: expected at most {max_pixels} pixels, got {width}x{height}")
 
 
 def image_files(folder: str | os.PathLike[str]) -> list[Path]:

@@ -99,8 +99,9 @@ def load_profile(directory: str | os.PathLike[str] | None = None, missing_ok: bo
         raise CalibrationError(
             f"{path}: no calibration profile here; run `companion calibrate table ...` (and `calibrate camera`) first"
         ) from None
-    except UnicodeDecodeError:
-        raise CalibrationError(f"{path}: expected a JSON profile, got binary data") from None
+    except UnicodeDecodeError as exc:
+        line = exc.object[: exc.start].count(b"\n") + 1
+        raise CalibrationError(f"{path}:{line}: expected a JSON profile, got binary data (not UTF-8)") from None
     except OSError as exc:
         raise CalibrationError(f"{path}: cannot read the profile ({exc.strerror})") from None
     try:

@@ -652,12 +652,38 @@ def run_loop(
     idle: float = 0.02,
     on_error: Callable[[Exception], None] | None = None,
     stop_when: Callable[[], bool] | None = None,
+    stall_after: float | None = 5.0,
 ) -> None:
     """Read frames until ``stop`` is set or the source ends: moves go to the session, annotated
     frames to the hub, the source's state to the session. A move the log cannot take is reported
-    to ``on_error`` and the loop goes on. ``stop_when``: an extra end condition, checked per frame."""
+    to ``on_error`` and the loop goes on. ``stop_when``: an extra end condition, checked per frame.
+    ``stall_after``: a read that blocks longer than this many seconds shows the source as LOST
+    (a watchdog thread tells the session, since the loop itself is stuck in the read)."""
+    reading_since: list[float | None] = [None]
+    done = threading.Event()
+    if stall_after is not None:
+        stalled = SourceStatus(SourceState.LOST, f"the camera stopped answering (no frame for over {stall_after:g} s)")
+
+        def watch() -> None:
+            while not done.wait(min(1.0, stall_after / 2)):
+                since = reading_since[0]
+                if since is not None and time.monotonic() - since > stall_after:
+                    session.set_source_status(stalled)
+
+        threading.Thread(target=watch, name="frame-watchdog", daemon=True).start()
+    try:
+        _frame_loop(session, source, moves, hub, stop, origin, idle, on_error, stop_when, reading_since)
+    finally:
+        done.set()
+
+
+def _frame_loop(session: Session, source: FrameSource, moves: MoveSource, hub: FrameHub, stop: threading.Event,
+                origin: Origin, idle: float, on_error: Callable[[Exception], None] | None,
+                stop_when: Callable[[], bool] | None, reading_since: list[float | None]) -> None:
     while not stop.is_set() and not (stop_when is not None and stop_when()):
+        reading_since[0] = time.monotonic()
         frame = source.read()
+        reading_since[0] = None
         session.set_source_status(source.status)
         if frame is None:
             if source.status.state is SourceState.ENDED:

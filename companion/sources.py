@@ -9,6 +9,8 @@ never raises for a frame that does not come. Instead it reports its :class:`Sour
 * ``RECONNECTING``: a reopen is being attempted (or was just attempted and failed).
 * ``ENDED``: a file or folder has no more frames; nothing more will come.
 
+A read that raises or returns garbage (None, wrong dtype or shape) counts as a failed read.
+
 The game state lives elsewhere and is never touched by a source: when frames return after a
 drop-out, play simply goes on. Time and sleeping are injectable so tests run instantly.
 """
@@ -165,8 +167,12 @@ class CaptureSource:
             return None
         if self._cap is None:
             return self._try_reopen()
-        ok, image = self._cap.read()
-        if ok and image is not None:
+        try:
+            ok, image = self._cap.read()
+        except Exception:  # noqa: BLE001 - a broken driver raises; treat it as a failed read
+            ok, image = False, None
+        image = as_bgr(image) if ok else None
+        if image is not None:
             return self._deliver(image)
         self._failures += 1
         if not self.reconnect:
@@ -186,12 +192,16 @@ class CaptureSource:
             return None
         self._attempts += 1
         self._status = SourceStatus(SourceState.RECONNECTING, f"reopening {self.target!r}", self._attempts)
-        cap = self._open_capture(self.target)
-        if cap.isOpened():
-            ok, image = cap.read()
-            if ok and image is not None:
-                self._cap = cap
-                return self._deliver(image)
+        try:
+            cap = self._open_capture(self.target)
+            ok, image = cap.read() if cap.isOpened() else (False, None)
+        except Exception:  # noqa: BLE001 - a device that vanished mid-open
+            self._next_try = now + self._backoff.delay(self._attempts)
+            return None
+        image = as_bgr(image) if ok else None
+        if image is not None:
+            self._cap = cap
+            return self._deliver(image)
         cap.release()
         self._next_try = now + self._backoff.delay(self._attempts)
         return None
@@ -215,6 +225,20 @@ class CaptureSource:
         self._status = SourceStatus(SourceState.ENDED, "closed")
 
 
+def as_bgr(image: Any) -> np.ndarray | None:
+    """A frame as a BGR uint8 H x W x 3 array (gray and BGRA converted), or None for garbage
+    (not an array, wrong dtype, empty, or a shape no camera delivers)."""
+    if not isinstance(image, np.ndarray) or image.dtype != np.uint8 or image.size == 0:
+        return None
+    if image.ndim == 2 or (image.ndim == 3 and image.shape[2] == 1):
+        return np.ascontiguousarray(np.repeat(image.reshape(image.shape[0], image.shape[1], 1), 3, axis=2))
+    if image.ndim == 3 and image.shape[2] == 4:
+        return np.ascontiguousarray(image[:, :, :3])
+    if image.ndim == 3 and image.shape[2] == 3 and min(image.shape[:2]) > 0:
+        return image
+    return None
+
+
 def _natural_key(path: Path) -> list[Any]:
     return [int(t) if t.isdigit() else t.lower() for t in re.split(r"(\d+)", path.name)]
 
@@ -222,7 +246,8 @@ def _natural_key(path: Path) -> list[Any]:
 class FolderSource:
     """The image files of a folder, in natural name order (``img2`` before ``img10``).
 
-    A file that cannot be decoded is skipped (counted in ``skipped``); after the last file the
+    A file that cannot be decoded, or whose header declares more than
+    :data:`vision.io.MAX_PIXELS`, is skipped (counted in ``skipped``); after the last file the
     state is ``ENDED``. ``fps`` sets the timestamps (index / fps).
     """
 
@@ -251,10 +276,13 @@ class FolderSource:
     def read(self) -> Frame | None:
         import cv2
 
+        from vision.io import MAX_PIXELS, declared_size
+
         while self._pos < len(self.files):
             path = self.files[self._pos]
             self._pos += 1
-            image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+            size = declared_size(path)  # from the header: a small file can declare a huge image
+            image = None if size is None or size[0] * size[1] > MAX_PIXELS else cv2.imread(str(path), cv2.IMREAD_COLOR)
             if image is None:
                 self.skipped += 1
                 continue

@@ -110,7 +110,7 @@ class GameStore:
         self.path = Path(path)
         self._local = threading.local()
         self._write_lock = threading.Lock()
-        self._connections: list[sqlite3.Connection] = []
+        self._connections: list[tuple[threading.Thread, sqlite3.Connection]] = []
         self._connections_lock = threading.Lock()
         self._closed = False
         if self.path.exists() and self.path.stat().st_size > 0:
@@ -163,13 +163,24 @@ class GameStore:
             raise StoreError(f"{self.path}: the game log is closed")
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            conn = sqlite3.connect(str(self.path), timeout=30, isolation_level=None)
+            # check_same_thread=False only so that close() and the pruning below, run by another
+            # thread, really close it; each connection is still used by its own thread alone.
+            conn = sqlite3.connect(str(self.path), timeout=30, isolation_level=None, check_same_thread=False)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=FULL")
             conn.execute("PRAGMA foreign_keys=ON")
             self._local.conn = conn
             with self._connections_lock:
-                self._connections.append(conn)
+                # A threaded web server runs each request in a new thread: close the connections
+                # of threads that have ended, or they pile up (memory, file descriptors).
+                for thread, old in self._connections:
+                    if not thread.is_alive():
+                        try:
+                            old.close()
+                        except sqlite3.Error:
+                            pass
+                self._connections = [(t, c) for t, c in self._connections if t.is_alive()]
+                self._connections.append((threading.current_thread(), conn))
         return conn
 
     def _rollback_quietly(self) -> None:
@@ -183,7 +194,7 @@ class GameStore:
     def close(self) -> None:
         """Close every thread's connection."""
         with self._connections_lock:
-            for conn in self._connections:
+            for _, conn in self._connections:
                 try:
                     conn.close()
                 except sqlite3.Error:

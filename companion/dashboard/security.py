@@ -6,6 +6,9 @@
 * When the app has an ``ACCESS_TOKEN`` (the dashboard listens beyond loopback), a POST must also
   present it: header ``X-Access-Token`` or the ``companion_token`` cookie, which the page sets when
   opened as ``/?token=...``.
+* Without an access token (loopback only), a request whose ``Host`` is not a loopback name is
+  refused: a web page that rebinds its DNS name to 127.0.0.1 cannot read the page or its token.
+* A body larger than ``MAX_CONTENT_LENGTH`` is refused with 413 before any route runs.
 * Responses carry a CSP allowing only this origin (no inline scripts), ``X-Frame-Options: DENY``,
   ``nosniff`` and a same-origin referrer policy.
 """
@@ -13,6 +16,7 @@
 from __future__ import annotations
 
 import hmac
+import ipaddress
 from urllib.parse import urlsplit
 
 from flask import Flask, Response, current_app, jsonify, request
@@ -43,8 +47,26 @@ def _origin_problem() -> str | None:
     return None
 
 
+def _loopback_name(host: str) -> bool:
+    """Whether a ``Host`` header (``name[:port]``) names this machine's loopback interface."""
+    name = host[1:host.find("]")] if host.startswith("[") else host.rsplit(":", 1)[0]
+    if name.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
 def check_request() -> Response | tuple[Response, int] | None:
-    """Refuse a state-changing request that is cross-site, lacks the CSRF token or the access token."""
+    """Refuse a request whose body is too large or, on loopback, whose Host is not loopback
+    (DNS rebinding); refuse a state-changing request that is cross-site, lacks the CSRF token or
+    the access token."""
+    limit = current_app.config.get("MAX_CONTENT_LENGTH")
+    if limit is not None and request.content_length is not None and request.content_length > limit:
+        return jsonify(error=f"expected a request body of at most {limit} bytes, got {request.content_length}"), 413
+    if not current_app.config.get("ACCESS_TOKEN") and not _loopback_name(request.host):
+        return jsonify(error=f"expected a loopback address (localhost, 127.0.0.1) in Host, got {request.host!r}"), 400
     if request.method in _SAFE_METHODS:
         return None
     problem = _origin_problem()

@@ -142,7 +142,10 @@ def read_csv_rows(path: Path, header: Sequence[str]) -> Iterator[CsvRow]:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise DataFileError(path, None, "file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
+        raise DataFileError(path, exc.object[: exc.start].count(b"\n") + 1,
+                            f"expected UTF-8 text, got byte 0x{exc.object[exc.start]:02x}") from None
+    except OSError as exc:
         raise DataFileError(path, None, f"cannot read as UTF-8 text: {exc}") from None
     seen_header = False
     for number, line in enumerate(text.splitlines(), start=1):
