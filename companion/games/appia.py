@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Union
 
 from companion.errors import CompanionError, DataFileError, IllegalAction
-from companion.games.base import Verdict, parse_int, read_csv_rows, samples_dir, seeded_shuffle
+from companion.games.base import Verdict, parse_int, read_csv_rows, read_data_text, samples_dir, seeded_shuffle
 
 NAME = "appia"
 TITLE = "Via Appia"
@@ -315,15 +315,7 @@ def load_board(path: str | Path | None = None) -> Board:
     Raises :class:`DataFileError` naming the file and line of the first problem.
     """
     path = Path(path) if path is not None else default_board_path()
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DataFileError(path, None, "file not found") from None
-    except UnicodeDecodeError as exc:
-        raise DataFileError(path, exc.object[: exc.start].count(b"\n") + 1,
-                            f"expected UTF-8 text, got byte 0x{exc.object[exc.start]:02x}") from None
-    except OSError as exc:
-        raise DataFileError(path, None, f"cannot read as UTF-8 text: {exc}") from None
+    text = read_data_text(path)
 
     cities: list[City] = []
     sections: list[Section] = []

@@ -131,15 +131,11 @@ class CsvRow:
     values: dict[str, str] = field(default_factory=dict)
 
 
-def read_csv_rows(path: Path, header: Sequence[str]) -> Iterator[CsvRow]:
-    """Yield the rows of a data CSV with their 1-based line numbers.
-
-    Lines starting with ``#`` are comments. The first other line must be exactly ``header``.
-    Raises :class:`DataFileError` naming file and line for anything malformed.
-    """
-    path = Path(path)
+def read_data_text(path: Path) -> str:
+    """The UTF-8 text of a game data file; a missing, unreadable or non-UTF-8 file raises
+    :class:`DataFileError` (with the line of the first bad byte)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise DataFileError(path, None, "file not found") from None
     except UnicodeDecodeError as exc:
@@ -147,6 +143,16 @@ def read_csv_rows(path: Path, header: Sequence[str]) -> Iterator[CsvRow]:
                             f"expected UTF-8 text, got byte 0x{exc.object[exc.start]:02x}") from None
     except OSError as exc:
         raise DataFileError(path, None, f"cannot read as UTF-8 text: {exc}") from None
+
+
+def read_csv_rows(path: Path, header: Sequence[str]) -> Iterator[CsvRow]:
+    """Yield the rows of a data CSV with their 1-based line numbers.
+
+    Lines starting with ``#`` are comments. The first other line must be exactly ``header``.
+    Raises :class:`DataFileError` naming file and line for anything malformed.
+    """
+    path = Path(path)
+    text = read_data_text(path)
     seen_header = False
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip() or line.lstrip().startswith("#"):
