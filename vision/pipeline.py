@@ -4,12 +4,17 @@
 cached per card: a quad whose corners moved by less than ``cache_px`` and whose small gray
 thumbnail barely changed is not read again, so a steady frame costs detection plus one tiny warp
 per card. Cards the in-process reader cannot read go, all together, to one Tesseract call.
+
+Two frame-level steps follow the per-card reading: a card that read as nothing and whose quad
+is nearly square in the image (so its long side may have been misjudged) is read once more with
+its corners taken a quarter turn round; and bare stone tiles get a size class by measuring
+them through the homography of the nearest confidently read card of known size.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -18,7 +23,7 @@ from vision.detect import DetectConfig, detect_cards
 from vision.errors import InvalidImageError
 from vision.read.ocr import read_digits
 from vision.read.reader import ACCEPT, READ_H, READ_W, analyse, count_blisters, read_card
-from vision.read.types import CardReading, Deck, Face
+from vision.read.types import CardReading, Deck, Face, TileSize
 from vision.rectify import RectifyConfig, rectify
 from vision.types import CardDate, CardKind, CardObservation, Detection, FieldConfidences, FrameResult, Quad
 
@@ -66,7 +71,9 @@ class CardReader:
         self.config = config
         self._cache: list[_Cached] = []
         self.reads = 0
-        """How many crops were read in-process so far (cache misses)."""
+        """How many cards were read in-process so far (cache misses)."""
+        self.turned_reads = 0
+        """How many of them were read a second time with the corners taken 90 degrees round."""
         self.ocr_calls = 0
         """How many Tesseract calls were made so far."""
 
@@ -87,12 +94,20 @@ class CardReader:
             corners = Quad.card_order(det.quad.as_array()).as_array()
             hit = self._lookup(corners, thumb)
             crop = None
-            if hit is None or self.config.keep_images:
+            readable = det.quad.is_convex()  # a bent outline cannot be warped: kept, not read
+            if readable and (hit is None or self.config.keep_images):
                 crop = rectify(image, det.quad, self.config.rectify)
             if hit is None:
-                assert crop is not None
-                hit = read_card(crop, self.config.deck) if det.visible else CardReading()
+                hit = read_card(crop, self.config.deck) if det.visible and crop is not None else CardReading()
                 self.reads += 1
+                if det.visible and readable and _retry_turned(hit, det.quad):
+                    turned_quad = Quad.from_array(np.roll(Quad.card_order(det.quad.as_array()).as_array(), -1, axis=0))
+                    turned_crop = _warp(image, turned_quad, self.config.rectify)
+                    second = read_card(turned_crop, self.config.deck)
+                    self.turned_reads += 1
+                    if second.kind is not CardKind.UNKNOWN:
+                        hit = replace(second, turn=1)
+                        crop = turned_crop
                 fresh.append((k, corners, thumb))
             readings.append(hit)
             crops.append(crop)
@@ -100,12 +115,12 @@ class CardReader:
             self._fallback(readings, crops, detections)
         for k, corners, thumb in fresh:
             self._store(_Cached(corners, thumb, readings[k]))  # type: ignore[arg-type]
+        _size_tiles(readings, detections, deck_is_appia=CardKind.INCOME in self.config.deck.kinds)
         observations = []
         for det, reading, crop in zip(detections, readings, crops):
             assert reading is not None
             ordered = Quad.card_order(det.quad.as_array()).as_array()
-            if reading.flipped:
-                ordered = np.roll(ordered, -2, axis=0)
+            ordered = np.roll(ordered, -(reading.turn + (2 if reading.flipped else 0)), axis=0)
             image_out = None
             if crop is not None and self.config.keep_images:
                 image_out = cv2.rotate(crop, cv2.ROTATE_180) if reading.flipped else crop
@@ -159,6 +174,76 @@ class CardReader:
             reading = _from_ocr(got, deck, crops[k])
             if reading is not None:
                 readings[k] = reading
+
+
+AMBIGUOUS_ASPECT = 1.4
+"""Below this apparent long/short side ratio a card's quad may have been ordered 90 degrees off."""
+CARD_MM: dict[bool, tuple[float, float]] = {True: (56.0, 87.0), False: (59.0, 91.0)}
+"""Physical (width, height) of the cards beside the tiles: Via Appia income cards, or any other deck's."""
+TILE_SIDES_MM: dict[TileSize, tuple[float, float]] = {TileSize.SMALL: (34.0, 24.0), TileSize.MEDIUM: (48.0, 34.0),
+                                                     TileSize.LARGE: (72.0, 34.0)}
+"""(long, short) sides of the Via Appia road tiles in millimetres (the renderer's assumption)."""
+
+
+def _aspect(quad: Quad) -> float:
+    """Apparent long/short side ratio of a quad (mean of opposite sides)."""
+    t, r, b, l = quad.side_lengths()
+    a, c = (t + b) / 2, (r + l) / 2
+    return max(a, c) / max(1e-6, min(a, c))
+
+
+def _warp(image: np.ndarray, quad: Quad, config: RectifyConfig) -> np.ndarray:
+    """Warp ``quad`` (corners used in the given order, first = top-left) to a portrait crop."""
+    w, h = config.width, config.height
+    dst = np.float32([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]])
+    m = cv2.getPerspectiveTransform(quad.as_array().astype(np.float32), dst)
+    return cv2.warpPerspective(image, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def _retry_turned(reading: CardReading, quad: Quad) -> bool:
+    """Whether to read the card again with its corners taken 90 degrees round: nothing was read,
+    it is not a bare tile, and the quad is square enough that its long side may be misjudged."""
+    return reading.kind is CardKind.UNKNOWN and reading.face is not Face.TILE and _aspect(quad) < AMBIGUOUS_ASPECT
+
+
+def _size_tiles(readings: list[CardReading | None], detections: Sequence[Detection], deck_is_appia: bool) -> None:
+    """Give bare stone tiles a size class (in place), measured against a card of known size.
+
+    The table is a plane, so the quad of a card of known size (a confidently read card: an
+    income card beside Via Appia tiles) fixes the map from table millimetres to image pixels
+    around it. Each tile's corners are taken back through the nearest such card's map and
+    its sides measured in millimetres; the class with the nearest (long, short) sides wins
+    (small 34 x 24, medium 48 x 34, large 72 x 34). Without a reference card tiles stay
+    unsized: from pixels alone, perspective hides both the scale and the true side ratio.
+    """
+    card_w, card_h = CARD_MM[deck_is_appia]
+    card_mm = np.float32([[0, 0], [card_w, 0], [card_w, card_h], [0, card_h]])
+    refs: list[tuple[np.ndarray, np.ndarray]] = []  # (centre, image -> table mm homography)
+    for r, det in zip(readings, detections):
+        if r is None or not det.visible or r.kind is CardKind.UNKNOWN or r.field_confidences.kind < ACCEPT:
+            continue
+        corners = Quad.card_order(det.quad.as_array()).as_array().astype(np.float32)
+        refs.append((np.array(det.quad.centroid), cv2.getPerspectiveTransform(corners, card_mm)))
+    if not refs:
+        return
+    for k, (r, det) in enumerate(zip(readings, detections)):
+        # with Via Appia's deck any unread piece is measured: the cards (56 x 87 mm) match no
+        # tile class, so only tiles get a size; elsewhere only pieces that look like bare stone
+        candidate = r is not None and r.kind is CardKind.UNKNOWN and (deck_is_appia or r.face is Face.TILE)
+        if r is None or not candidate or not det.visible:
+            continue
+        centre = np.array(det.quad.centroid)
+        _, to_mm = min(refs, key=lambda ref: float(np.linalg.norm(ref[0] - centre)))
+        mm = cv2.perspectiveTransform(det.quad.as_array().reshape(1, 4, 2).astype(np.float64), to_mm)[0]
+        sides = np.linalg.norm(np.roll(mm, -1, axis=0) - mm, axis=1)
+        a, b = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
+        long_mm, short_mm = max(a, b), min(a, b)
+        dists = sorted((abs(np.log(long_mm / TILE_SIDES_MM[size][0])) + abs(np.log(short_mm / TILE_SIDES_MM[size][1])),
+                        size.value) for size in TileSize)
+        (d1, best), (d2, _) = dists[0], dists[1]
+        conf = float(np.clip(1.0 - d1 / 0.3, 0, 1) * np.clip((d2 - d1) / 0.25, 0, 1))
+        if conf >= ACCEPT:
+            readings[k] = replace(r, face=Face.TILE, tile=TileSize(best), confidence=conf)
 
 
 def _from_ocr(got: dict[str, tuple[str, float]], deck: Deck, crop: np.ndarray | None) -> CardReading | None:

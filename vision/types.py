@@ -151,6 +151,9 @@ class CardKind(Enum):
     UNKNOWN = "unknown"
 
 
+TILE_SIZES: tuple[str, ...] = ("small", "medium", "large")
+"""Size classes of Via Appia road tiles, as :attr:`CardObservation.size` and JSON ``size``."""
+
 _DATE_RE = re.compile(r"^(\d{1,4})(?:-(\d{2})(?:-(\d{2}))?)?$")
 
 
@@ -225,6 +228,9 @@ class CardObservation:
 
     ``image`` is the rectified upright card (BGR uint8) or None; it takes no part in equality.
     Fields that could not be read confidently are None with low field confidence.
+    ``stones``/``sesterces`` are the two halves of a Via Appia income card (``value`` and
+    ``blisters`` stay None for it); ``size`` is a Via Appia road tile's size class
+    (``small``/``medium``/``large``; the tile's kind stays ``unknown``).
     """
 
     quad: Quad
@@ -236,13 +242,18 @@ class CardObservation:
     field_confidences: FieldConfidences = field(default_factory=FieldConfidences)
     visible: bool = True
     image: np.ndarray | None = field(default=None, compare=False, hash=False, repr=False)
+    stones: int | None = None
+    sesterces: int | None = None
+    size: str | None = None
 
     def __post_init__(self) -> None:
         _check_unit("observation confidence", self.confidence)
+        if self.size is not None and self.size not in TILE_SIZES:
+            raise VisionError(f"size must be one of {list(TILE_SIZES)} or None, got {self.size!r}")
 
     def to_json(self) -> dict[str, Any]:
         """The ``CARD`` object of the ``companion read`` JSON contract."""
-        return {
+        out: dict[str, Any] = {
             "corners": self.quad.to_json(),
             "kind": self.kind.value,
             "value": self.value,
@@ -250,6 +261,12 @@ class CardObservation:
             "date": self.date.to_json() if self.date is not None else None,
             "confidence": round(self.confidence, 4),
         }
+        if self.kind is CardKind.INCOME:
+            out["stones"] = self.stones
+            out["sesterces"] = self.sesterces
+        if self.size is not None:
+            out["size"] = self.size
+        return out
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> CardObservation:
@@ -262,6 +279,9 @@ class CardObservation:
                 blisters=data.get("blisters"),
                 date=CardDate.from_json(data["date"]) if data.get("date") is not None else None,
                 confidence=float(data["confidence"]),
+                stones=data.get("stones"),
+                sesterces=data.get("sesterces"),
+                size=data.get("size"),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise VisionError(f"expected a card object with corners, kind and confidence, got {data!r} ({exc})") from exc

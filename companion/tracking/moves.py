@@ -350,12 +350,26 @@ class ValaisMoves:
 # Via Appia
 
 
+def _income_halves(reading: Reading) -> tuple[int | None, int | None]:
+    """(stones, sesterces) of an income card reading.
+
+    Vision reports them in ``CardObservation.stones``/``sesterces`` (``value`` and ``blisters``
+    are None for income cards). A reading that does not carry those fields yet falls back to
+    the older mapping (stones in ``value``, sesterces in ``blisters``).
+    """
+    stones = getattr(reading, "stones", None)
+    sesterces = getattr(reading, "sesterces", None)
+    if stones is None and sesterces is None:
+        return reading.value, reading.blisters
+    return stones, sesterces
+
+
 class AppiaMoves:
     """Via Appia: income cards taken from the display and the seven laid out after the last one.
 
-    Vision reads an income card's stone count into ``value`` and its sesterce count into
-    ``blisters``. Which half the player takes cannot be seen: the move carries ``take`` (default
-    stones) and names it in ``unsure``.
+    Vision reads an income card's two halves into ``stones`` and ``sesterces`` (see
+    :func:`_income_halves`). Which half the player takes cannot be seen: the move carries
+    ``take`` (default stones) and names it in ``unsure``.
     """
 
     def __init__(self, cards: Sequence[appia.IncomeCard] | None = None, take: appia.Resource = appia.Resource.STONES) -> None:
@@ -373,7 +387,7 @@ class AppiaMoves:
 
     def _pick(self, reading: Reading, allowed: set[int]) -> int | None:
         for card in sorted(self.cards, key=lambda c: c.id):
-            if card.id in allowed and (card.stones, card.sesterces) == (reading.value, reading.blisters):
+            if card.id in allowed and (card.stones, card.sesterces) == _income_halves(reading):
                 return card.id
         return None
 
@@ -386,7 +400,8 @@ class AppiaMoves:
         for card in income:
             card_id = self._pick(card.reading, allowed)
             if card_id is None:
-                notes.append(f"income card with {card.reading.value} stones and {card.reading.blisters} sesterces: no such card free")
+                stones, sesterces = _income_halves(card.reading)
+                notes.append(f"income card with {stones} stones and {sesterces} sesterces: no such card free")
                 continue
             allowed.discard(card_id)
             self._display[card.track_id] = card_id

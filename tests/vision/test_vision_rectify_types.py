@@ -109,3 +109,25 @@ def test_bad_dates_are_refused(text: str) -> None:
 def test_confidence_out_of_range_is_refused() -> None:
     with pytest.raises(VisionError, match=r"\[0, 1\]"):
         FieldConfidences(kind=1.5)
+
+
+@pytest.mark.parametrize("kind,stones,sesterces,size,keys", [
+    (CardKind.INCOME, 3, 1, None, {"stones": 3, "sesterces": 1}),
+    (CardKind.INCOME, None, None, None, {"stones": None, "sesterces": None}),
+    (CardKind.UNKNOWN, None, None, "medium", {"size": "medium"}),
+    (CardKind.WALK, None, None, None, {}),
+])
+def test_income_halves_and_tile_size_in_read_json(kind, stones, sesterces, size, keys) -> None:
+    obs = CardObservation(quad=Quad.from_array([[0, 0], [20, 0], [20, 30], [0, 30]]), kind=kind, stones=stones,
+                          sesterces=sesterces, size=size, confidence=0.7)
+    data = obs.to_json()
+    assert data["value"] is None and data["blisters"] is None
+    extra = {k: v for k, v in data.items() if k not in ("corners", "kind", "value", "blisters", "date", "confidence")}
+    assert extra == keys
+    back = CardObservation.from_json(data)
+    assert (back.stones, back.sesterces, back.size) == (stones, sesterces, size)
+
+
+def test_unknown_tile_size_is_refused() -> None:
+    with pytest.raises(VisionError):
+        CardObservation(quad=Quad.from_array([[0, 0], [20, 0], [20, 30], [0, 30]]), size="huge")

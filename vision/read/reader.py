@@ -13,14 +13,19 @@ card's top or bottom. Everything works on structure that survives a change of pr
    a lone centred "0" near the top (START).
 3. Digits are matched against font templates (:mod:`vision.read.glyphs`) and decoded only to
    values the deck can hold (:class:`~vision.read.types.Deck`).
-4. Blisters are counted in the row of plaster-coloured blobs (light, orange-tinted relative to
-   the paper); a row that merged under blur is counted from its length and height.
-5. Cards without digits are told apart by colour: a gladiola (green stem and leaves plus
-   saturated blossoms on paper), an event picture (a large saturated rectangle), a bare stone
-   tile (no paper, no ink). Anything that fits nothing well is ``unknown``.
+4. Blisters are counted in the band where the card's kind prints its plaster row (once the
+   kind and which end is up are known): columns that differ from the paper just above and
+   below the row give the row's length, and the length gives the count from the printed
+   pitch; separate pieces confirm it. A clean band is a zero only on a sharp, unglared print.
+5. Cards without digits are told apart by colour and layout: a gladiola (large red blossoms on
+   the centre line), an event picture (the upper or lower two thirds off the paper colour), a
+   bare stone tile (grey, no print). Anything that fits nothing well is ``unknown``.
 
-Confidences are products of glyph scores, margins and agreement between the two ends; callers
-compare them with :data:`ACCEPT` and drop fields below it (abstain) rather than guess.
+Which end is up comes from the layout: for walk cards the interval rows sit above the middle,
+their solid marks end on the right and the blister row lies below; for dates and income cards
+the end that reads. Confidences are products of glyph scores, margins, agreement between the
+two ends and a blur gate (soft prints never read with full confidence); callers compare them
+with :data:`ACCEPT` and drop fields below it (abstain) rather than guess.
 """
 
 from __future__ import annotations
@@ -121,6 +126,7 @@ def analyse(card: np.ndarray) -> _Analysis:
     n, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     blobs = [Blob(i, int(s[0]), int(s[1]), int(s[0] + s[2]), int(s[1] + s[3]), int(s[4]))
              for i, s in enumerate(stats) if i > 0 and s[4] >= 6]
+    blobs = _merge_fragments(blobs, labels, ratio)
     glyphs = [b for b in blobs if 0.065 * READ_H <= b.h <= 0.2 * READ_H and 0.02 * READ_W <= b.w <= 0.3 * READ_W
               and 0.12 <= b.area / max(1, b.w * b.h) <= 0.85 and b.w <= 1.1 * b.h]
     bright = gray > np.percentile(gray, 60)
@@ -129,6 +135,41 @@ def analyse(card: np.ndarray) -> _Analysis:
     darkest = float(np.percentile(inner, 0.5))
     sharp = float(np.clip((0.5 - darkest) / 0.2, 0.0, 1.0))
     return _Analysis(gray, bgr, ink, labels, blobs, glyphs, paper, sharp)
+
+
+def _merge_fragments(blobs: list[Blob], labels: np.ndarray, ratio: np.ndarray) -> list[Blob]:
+    """Join pieces of one broken glyph (thin light strokes fall apart under the ink threshold).
+
+    Pieces are joined when a fainter ink level (gray/background < 0.8) connects them and the
+    union is still shaped like one glyph (no wider than 0.9 x its height). Merged pixels take
+    the first piece's label in ``labels`` (changed in place).
+    """
+    loose = (ratio < 0.8).astype(np.uint8)
+    _, loose_labels = cv2.connectedComponents(loose, connectivity=8)
+    inked = labels > 0
+    owner = np.zeros(int(labels.max()) + 1, np.int64)
+    owner[labels[inked]] = loose_labels[inked]
+    groups: dict[int, list[Blob]] = {}
+    for b in blobs:
+        groups.setdefault(int(owner[b.label]), []).append(b)
+    out: list[Blob] = []
+    for parts in groups.values():
+        if len(parts) == 1:
+            out.append(parts[0])
+            continue
+        parts.sort(key=lambda b: b.x0)
+        x0, y0 = min(b.x0 for b in parts), min(b.y0 for b in parts)
+        x1, y1 = max(b.x1 for b in parts), max(b.y1 for b in parts)
+        h = y1 - y0
+        if h < 12 or x1 - x0 > 0.9 * h or len(parts) > 4 or max(b.h for b in parts) < 0.6 * h:
+            out.extend(parts)
+            continue
+        first = parts[0]
+        for b in parts[1:]:
+            region = labels[b.y0:b.y1, b.x0:b.x1]
+            region[region == b.label] = first.label
+        out.append(Blob(first.label, x0, y0, x1, y1, sum(b.area for b in parts)))
+    return out
 
 
 def _lines(glyphs: list[Blob]) -> list[list[Blob]]:
@@ -211,16 +252,35 @@ def _end(a: _Analysis, turned: bool, deck: Deck, kinds: frozenset[CardKind]) -> 
         return _decode(classify_all(_masks(a, originals, turned)), allowed)
 
     walkish = kinds & {CardKind.WALK, CardKind.FINISH}
+    others = [b.turned(W, H) if turned else b for b in a.blobs if b.h < 0.5 * H]
+
+    def crowded(line: list[Blob]) -> bool:
+        """Unexplained ink right beside the line at its height: a digit that failed the glyph
+        tests (a faint 1 before an 8 would make a 28 read as 8)."""
+        x0, x1 = line[0].x0, line[-1].x1
+        y0, y1 = min(g.y0 for g in line), max(g.y1 for g in line)
+        h = y1 - y0
+        labels = {g.label for g in line}
+        for b in others:
+            if b.label in labels or b.h < 0.35 * h:
+                continue
+            overlap = min(b.y1, y1) - max(b.y0, y0)
+            near = (x0 - 0.8 * h <= b.x1 <= x0 + 1) or (x1 - 1 <= b.x0 <= x1 + 0.8 * h)
+            if near and overlap > 0.5 * h and b.w < 1.2 * h:
+                return True
+        return False
+
     for line in lines:
         x0, y0 = line[0].x0, min(g.y0 for g in line)
         x1, y1 = line[-1].x1, max(g.y1 for g in line)
         h = y1 - y0
         cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
         same_h = max(g.h for g in line) <= 1.15 * min(g.h for g in line)
-        if walkish and len(line) <= 2 and x0 < 0.22 * W and y0 < 0.16 * H and 0.11 * H < h < 0.18 * H and same_h:
+        left_limit = (0.22 if len(line) == 2 else 0.3) * W  # a lone 1 sits right in its box
+        if walkish and len(line) <= 2 and x0 < left_limit and y0 < 0.16 * H and 0.11 * H < h < 0.18 * H and same_h:
             allowed = sorted((deck.walk_values if CardKind.WALK in kinds else set())
                              | ({deck.finish_value} if CardKind.FINISH in kinds else set()))
-            vote = read(line, allowed)
+            vote = None if crowded(line) else read(line, allowed)
             if vote and (corner is None or vote.score > corner.score):
                 corner, corner_line = vote, tuple(line)
         if (CardKind.TIMELINE in kinds and len(line) == 4 and abs(cx - W / 2) < 0.12 * W and 0.12 * H < cy < 0.5 * H
@@ -293,6 +353,104 @@ def count_blisters(a: _Analysis) -> tuple[int, float, float | None]:
     return count, conf, cy
 
 
+BLISTER_ROW_MM: dict[CardKind, float] = {CardKind.WALK: 58.5, CardKind.FINISH: 50.0, CardKind.GLADIOLA: 72.0,
+                                         CardKind.START: 70.0}
+"""Top edge of the blister row (mm from the card's top, on a 59 x 91 mm card) by kind."""
+BLISTER_SEARCH_MM = 1.2
+"""How far (mm) above and below its printed place the blister row is looked for."""
+CARD_W_MM, CARD_H_MM = 59.0, 91.0
+BLISTER_MM, BLISTER_GAP_MM, BLISTER_H_MM = 8.2, 1.6, 3.8
+
+
+def count_blisters_in_row(a: _Analysis, kind: CardKind, flipped: bool) -> tuple[int, float]:
+    """Count plasters in the band where ``kind`` prints its blister row; returns (count, confidence).
+
+    Pixels clearly off the paper colour (Lab distance) mark the symbols; the columns they occupy
+    give the row's extent, which gives the count from the printed pitch (8.2 mm symbols, 1.6 mm
+    gaps); separate runs of occupied columns confirm it when the print is sharp. A clean band on
+    a sharp card is a confident zero.
+    """
+    top_mm = BLISTER_ROW_MM.get(kind)
+    if top_mm is None:
+        return 0, 0.0
+    ppy, ppx = READ_H / CARD_H_MM, READ_W / CARD_W_MM
+    search = BLISTER_SEARCH_MM
+    y0_mm, y1_mm = top_mm - search, top_mm + BLISTER_H_MM + search
+    if flipped:
+        y0_mm, y1_mm = CARD_H_MM - y1_mm, CARD_H_MM - y0_mm
+    x0, x1 = int(4.9 * ppx), int((CARD_W_MM - 4.9) * ppx)
+    tall = a.bgr[int(y0_mm * ppy): int(np.ceil(y1_mm * ppy)), x0:x1]
+    lab = cv2.cvtColor(tall, cv2.COLOR_BGR2LAB).astype(np.float32)
+    paper = cv2.cvtColor(a.paper.reshape(1, 1, 3).astype(np.uint8), cv2.COLOR_BGR2LAB).astype(np.float32)[0, 0]
+    off = (np.sqrt(((lab - paper) ** 2).sum(axis=2)) > 22).astype(np.float32)
+    # the row may sit a little off its printed place (corner error, print offsets): centre a
+    # window one plaster high plus a margin on the rows where the off-paper pixels are densest
+    win = int(round((BLISTER_H_MM + 1.6) * ppy))
+    profile = np.convolve(off.mean(axis=1), np.ones(win, np.float32), mode="valid")
+    start = int(np.argmax(profile)) if len(profile) else 0
+    # then compare with the paper just above and below the row, column by column, so glare or
+    # a light gradient across the card does not wash out a plaster
+    outside = np.concatenate([lab[:max(1, start - 1)], lab[start + win + 1:]], axis=0)
+    if len(outside) >= 3:
+        local = cv2.blur(np.median(outside, axis=0)[None, :, :], (15, 1))[0]
+        off = (np.sqrt(((lab - local[None, :, :]) ** 2).sum(axis=2)) > 16).astype(np.float32)
+    occupied = off[start: start + win].mean(axis=0) > 0.3
+    # runs of occupied columns; runs touching the band's ends are the
+    # card's border or the table seen past a slightly misplaced corner, not plasters
+    runs_lr: list[list[int]] = []
+    for c in np.nonzero(occupied)[0]:
+        if runs_lr and c - runs_lr[-1][1] <= 1:
+            runs_lr[-1][1] = int(c) + 1
+        else:
+            runs_lr.append([int(c), int(c) + 1])
+    unit = BLISTER_MM * ppx
+    size = occupied.size
+    # a short run at the band's end is the border or table past a slightly misplaced corner
+    runs_lr = [r for r in runs_lr
+               if r[1] - r[0] >= 3 and not ((r[0] == 0 or r[1] == size) and r[1] - r[0] < 0.6 * unit)]
+    width = sum(r[1] - r[0] for r in runs_lr)
+    if width < 0.3 * unit:
+        # a clean band is a zero only on a sharp print whose band is not washed out by glare
+        # (pale plasters vanish into bright paper first)
+        glare = float(np.median(lab[..., 0])) / 2.55  # L* in 0..100
+        zero_conf = float(np.clip((a.sharp - 0.6) / 0.3, 0, 1)) * float(np.clip((97.5 - glare) / 2.0, 0, 1))
+        return 0, zero_conf * (1.0 if width == 0 else 0.5)
+    left, right = runs_lr[0][0], runs_lr[-1][1]
+    left_touch, right_touch = left == 0, right == size
+    centre_px = READ_W / 2 - x0
+    edge_factor = 1.0
+    if left_touch and right_touch:
+        # a full-width row merged with the border on both sides: only separate, plaster-long
+        # pieces can be counted
+        pieces = [r for r in runs_lr if 0.7 * unit <= r[1] - r[0] <= 1.3 * unit]
+        if len(pieces) != len(runs_lr) - 2 or a.sharp < 0.6:
+            return len(runs_lr), 0.0
+        return len(runs_lr), 0.6
+    if left_touch or right_touch:
+        # the row is centred: measure the free end's distance from the centre, twice
+        half = (right - centre_px) if left_touch else (centre_px - left)
+        left, right = int(round(centre_px - half)), int(round(centre_px + half))
+        edge_factor = 0.8
+    cols = np.arange(max(0, left), min(size, right))
+    length_mm = (right - left) / ppx
+    total = (length_mm + BLISTER_GAP_MM) / (BLISTER_MM + BLISTER_GAP_MM)
+    count = max(1, int(round(total)))
+    frac = abs(total - count)
+    centre = (left + right) / 2 + x0
+    centred = abs(centre - READ_W / 2) < 0.06 * READ_W
+    runs = len(runs_lr)
+    conf = float(np.clip(1.0 - 3.0 * frac, 0, 1)) * (1.0 if centred else 0.2) * edge_factor
+    if runs > count:
+        conf *= 0.5  # more separate pieces than plasters: something else is in the band
+    elif runs == count and frac < 0.3 and centred and not (left_touch or right_touch):
+        # the pieces are separate and as many as the length says: two cues agree
+        conf = max(conf, 0.8)
+    filled = float(occupied[cols].mean()) if len(cols) else 0.0
+    if filled < 0.6:
+        conf *= 0.5
+    return count, conf
+
+
 # ------------------------------------------------------------------------------------------------
 # Colour-only kinds
 
@@ -315,6 +473,29 @@ def _hsv_fractions(a: _Analysis) -> dict[str, float]:
     }
 
 
+def _blossoms(a: _Analysis) -> tuple[float, float, float | None]:
+    """Gladiola blossoms: large filled red/pink blobs on the card's centre line.
+
+    Returns the area fraction of such blobs in the central column, the fraction elsewhere on the
+    face (red ink of corner numbers and interval rows, which thin strokes do not survive the
+    opening but bold ones may) and the blossoms' mean height (fraction of the card height).
+    """
+    hsv = cv2.cvtColor(a.bgr, cv2.COLOR_BGR2HSV)
+    h, s, v = hsv[..., 0], hsv[..., 1].astype(np.int16), hsv[..., 2]
+    paper_s = int(cv2.cvtColor(a.paper.reshape(1, 1, 3).astype(np.uint8), cv2.COLOR_BGR2HSV)[0, 0, 1])
+    mask = ((s > max(paper_s + 50, 80)) & ((h < 14) | (h > 150)) & (v > 100)).astype(np.uint8)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7)))
+    y0, y1 = int(0.06 * READ_H), int(0.94 * READ_H)
+    mask = mask[y0:y1, int(0.12 * READ_W): int(0.88 * READ_W)]
+    c0, c1 = int(0.18 * READ_W), int(0.58 * READ_W)
+    col = mask[:, c0:c1]
+    total = float(mask.sum())
+    centre = float(col.sum())
+    ys = np.nonzero(col)[0]
+    mean_y = float((ys.mean() + y0) / READ_H) if len(ys) else None
+    return centre / mask.size, (total - centre) / mask.size, mean_y
+
+
 # ------------------------------------------------------------------------------------------------
 # Date line under the year
 
@@ -329,21 +510,27 @@ def _read_date(a: _Analysis, year_line: tuple[Blob, ...], turned: bool, year: in
     row = [b for b in blobs if top + 0.05 * yh < b.cy < top + 1.2 * yh and 0.08 * W < b.cx < 0.92 * W]
     if not row:
         return None, 1.0
+    row = [b for b in row if b.h < 1.2 * yh and b.w < 0.5 * W]
+    if not row:
+        return None, 1.0
     hmax = max(b.h for b in row)
     digits = sorted([b for b in row if b.h > 0.7 * hmax and b.h > 0.025 * H], key=lambda b: b.x0)
     if len(digits) < 6 or len(digits) > 8:
         return None, 0.3
-    gaps = [digits[i + 1].x0 - digits[i].x1 for i in range(len(digits) - 1)]
-    dots = [b for b in row if b.h < 0.35 * hmax and b.w < 0.5 * hmax and b.y0 > min(d.cy for d in digits)]
-    splits = []
-    for i in range(len(digits) - 1):
-        if any(digits[i].x1 - 1 <= d.cx <= digits[i + 1].x0 + 1 for d in dots):
-            splits.append(i + 1)
-    del gaps
-    if len(splits) != 2:
+    # the last four digits are the year; day and month are split at the widest gap before it
+    # (the dot between them is often too small to survive as ink)
+    head, tail = digits[:-4], digits[-4:]
+    gaps = [head[i + 1].x0 - head[i].x1 for i in range(len(head) - 1)]
+    tail_gaps = [tail[i + 1].x0 - tail[i].x1 for i in range(3)]
+    if not gaps:
         return None, 0.3
-    groups = [digits[: splits[0]], digits[splits[0]: splits[1]], digits[splits[1]:]]
-    if len(groups[2]) != 4 or not (1 <= len(groups[0]) <= 2) or not (1 <= len(groups[1]) <= 2):
+    cut = int(np.argmax(gaps)) + 1
+    wide = head[-1].x1 <= tail[0].x0 and tail[0].x0 - head[-1].x1 > 1.5 * max(tail_gaps)
+    gap_my = tail[0].x0 - head[-1].x1
+    if gaps[cut - 1] < 1.5 * max(tail_gaps) or not wide or not 0.7 <= gaps[cut - 1] / max(1, gap_my) <= 1.4:
+        return None, 0.3  # both separators are a dot: their gaps must match (a lost digit would widen one)
+    groups = [head[:cut], head[cut:], tail]
+    if not (1 <= len(groups[0]) <= 2) or not (1 <= len(groups[1]) <= 2):
         return None, 0.3
     scores = [classify_all(_masks(a, [by_label[g.label] for g in grp], turned)) for grp in groups]
     day = _decode(scores[0], list(range(1, 32)))
@@ -372,26 +559,50 @@ def _vote_corner(top: _EndFindings, bottom: _EndFindings) -> tuple[ValueVote | N
             best = max(votes, key=lambda v: v.score)
             conf = 1 - (1 - _glyph_conf(votes[0])) * (1 - _glyph_conf(votes[1]))
             return best, conf
-        va, vb = sorted(votes, key=lambda v: _glyph_conf(v), reverse=True)
-        return va, max(0.0, _glyph_conf(va) - _glyph_conf(vb)) * 0.8
-    return votes[0], _glyph_conf(votes[0]) * 0.85
+        longer, shorter = sorted(votes, key=lambda v: len(str(v.value)), reverse=True)
+        if len(str(longer.value)) > len(str(shorter.value)) and str(shorter.value) in str(longer.value):
+            # one end lost a glyph (glare, a finger, the border): the fuller reading stands alone
+            return longer, float(np.clip((_glyph_conf(longer) - 0.3) / 0.7, 0.0, 1.0))
+        return max(votes, key=_glyph_conf), 0.0  # the two printed indices disagree: never read
+    return votes[0], float(np.clip((_glyph_conf(votes[0]) - 0.3) / 0.7, 0.0, 1.0))
 
 
-def _up_score(a: _Analysis, blister_y: float | None) -> float:
-    """Positive when the crop's top is the card's top for a Via Gladiola front: blisters sit
-    below the middle and interval lines/banner ink above it."""
-    ink = a.ink.astype(np.float32)
-    upper = float(ink[int(0.22 * READ_H): int(0.5 * READ_H), int(0.1 * READ_W): int(0.9 * READ_W)].mean())
-    lower = float(ink[int(0.5 * READ_H): int(0.78 * READ_H), int(0.1 * READ_W): int(0.9 * READ_W)].mean())
-    score = (upper - lower) / max(0.01, upper + lower)
+def _up_score(a: _Analysis, blister_y: float | None, walk: bool = True) -> float:
+    """Positive when the crop's top is the card's top for a Via Gladiola front.
+
+    The interval rows (or the FINISH banner) sit just above the middle and the blister row
+    below it, so the centre of the ink between the corner indices lies above the middle on an
+    upright card; the blister row's side agrees when there is one.
+    """
+    band = a.ink[int(0.2 * READ_H): int(0.8 * READ_H), int(0.1 * READ_W): int(0.9 * READ_W)]
+    rows = band.sum(axis=1).astype(np.float32)
+    if rows.sum() < 30:
+        score = 0.0
+    else:
+        centre = float((rows * np.arange(len(rows))).sum() / rows.sum()) / len(rows)  # 0..1 within the band
+        score = (0.5 - centre) / 0.08
     if blister_y is not None:
         score += 1.0 if blister_y > 0.5 else -1.0
+    # the interval rows end in small solid marks on the right (they move to the left when turned)
+    icons = [b for b in a.blobs if 0.28 * READ_H < b.cy < 0.72 * READ_H and 0.015 * READ_H <= b.h <= 0.06 * READ_H
+             and 2 <= b.w <= 0.12 * READ_W and b.area >= 0.75 * b.w * b.h
+             and (b.cx < 0.3 * READ_W or b.cx > 0.7 * READ_W)]
+    right = sum(1 for b in icons if b.cx > 0.5 * READ_W)
+    if walk:  # (the FINISH banner's chequered border has solid squares on both sides)
+        score += 0.8 * (2 * right - len(icons))
     return score
+
+
+def _blur_gate(a: _Analysis) -> float:
+    """Factor in [0, 1] on digit confidences: blur that washes the darkest ink out makes digits
+    look alike (2/7, 3/5, 4/1), so a soft print is never read with full confidence."""
+    return float(np.clip((a.sharp - 0.3) / 0.4, 0.0, 1.0))
 
 
 def read_card(card: np.ndarray, deck: Deck = Deck()) -> CardReading:
     """Read one rectified portrait card crop (BGR or gray; either end may be the top)."""
     a = analyse(card)
+    gate = _blur_gate(a)
     kinds = deck.kinds
     top = _end(a, False, deck, kinds)
     bottom = _end(a, True, deck, kinds)
@@ -403,7 +614,7 @@ def read_card(card: np.ndarray, deck: Deck = Deck()) -> CardReading:
     # Valais date side: a 4-digit year, read at one end only.
     for end, turned in ((top, False), (bottom, True)):
         if end.year is not None:
-            yconf = _glyph_conf(end.year)
+            yconf = _glyph_conf(end.year) * gate
             date, dconf = _read_date(a, end.year_line, turned, end.year.value)
             cd = date if date is not None else CardDate(end.year.value)
             other = bottom if end is top else top
@@ -416,19 +627,27 @@ def read_card(card: np.ndarray, deck: Deck = Deck()) -> CardReading:
     for end, turned in ((top, False), (bottom, True)):
         if end.income_top is not None and end.income_bottom is not None:
             c1, c2 = _glyph_conf(end.income_top), _glyph_conf(end.income_bottom)
-            conf = min(c1, c2)
+            conf = min(c1, c2) * gate
             candidates.append(CardReading(
                 kind=CardKind.INCOME, face=Face.FRONT, flipped=turned, stones=end.income_top.value,
                 sesterces=end.income_bottom.value, confidence=conf,
                 field_confidences=FieldConfidences(kind=conf, value=conf), orientation_confidence=conf))
     # Via Gladiola walk / FINISH: corner index at both ends.
     corner, cconf = _vote_corner(top, bottom)
+    cconf *= gate
     income_found = any(c.kind is CardKind.INCOME and c.confidence >= ACCEPT for c in candidates)
     if corner is not None and not (income_found and (top.corner is None or bottom.corner is None)):
         kind = CardKind.FINISH if corner.value == deck.finish_value else CardKind.WALK
-        up = _up_score(a, by)
+        up = _up_score(a, by, walk=kind is CardKind.WALK)
         flipped = up < 0
-        oconf = float(np.clip(abs(up) / 0.5, 0, 1))
+        oconf = float(np.clip(abs(up) / 1.0, 0, 1))
+        n_up, c_up = count_blisters_in_row(a, kind, False)
+        n_down, c_down = count_blisters_in_row(a, kind, True)
+        up += 2.0 * (c_up - c_down)
+        flipped = up < 0
+        oconf = float(np.clip(abs(up) / 1.0, 0, 1))
+        nblisters, bconf = (n_down, c_down) if flipped else (n_up, c_up)
+        bconf *= oconf
         candidates.append(CardReading(
             kind=kind, face=Face.FRONT, flipped=flipped, value=corner.value, blisters=nblisters,
             confidence=min(cconf, bconf), field_confidences=FieldConfidences(kind=cconf, value=cconf, blisters=bconf),
@@ -437,6 +656,7 @@ def read_card(card: np.ndarray, deck: Deck = Deck()) -> CardReading:
     for end, turned in ((top, False), (bottom, True)):
         if end.start_zero is not None and end.corner is None:
             zconf = float(np.clip((end.start_zero.score - 0.45) / 0.3, 0, 1))
+            nblisters, bconf = count_blisters_in_row(a, CardKind.START, turned)
             candidates.append(CardReading(
                 kind=CardKind.START, face=Face.FRONT, flipped=turned, value=deck.start_value, blisters=nblisters,
                 confidence=min(zconf, bconf), field_confidences=FieldConfidences(kind=zconf, value=zconf,
@@ -456,22 +676,33 @@ def _colour_kind(a: _Analysis, c: dict[str, float], deck: Deck, nblisters: int, 
     """Kinds without digits: gladiola, Valais event side, stone tile, or unknown."""
     kinds = deck.kinds
     digits_seen = len(a.glyphs)
-    if CardKind.TIMELINE in kinds and c["sky"] > 0.08 and c["sat"] > 0.25:
-        # an event picture fills the upper part: the top is the end with more saturation
-        hsv = cv2.cvtColor(a.bgr, cv2.COLOR_BGR2HSV)[..., 1].astype(np.float32)
-        upper, lower = float(hsv[: READ_H // 2].mean()), float(hsv[READ_H // 2:].mean())
-        orient = float(np.clip(abs(upper - lower) / 30, 0, 1))
-        conf = float(np.clip((c["sky"] - 0.04) / 0.1, 0, 1)) * orient
+    if CardKind.TIMELINE in kinds and c["paper"] < 0.6:
+        # an event picture fills the upper two thirds: the top is the end with less paper showing
+        lab = cv2.cvtColor(a.bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
+        paper = cv2.cvtColor(a.paper.reshape(1, 1, 3).astype(np.uint8), cv2.COLOR_BGR2LAB).astype(np.float32)[0, 0]
+        off = np.sqrt(((lab - paper) ** 2).sum(axis=2)) > 25
+        x0, x1 = int(0.15 * READ_W), int(0.85 * READ_W)
+        upper = float(off[int(0.12 * READ_H): int(0.45 * READ_H), x0:x1].mean())
+        lower = float(off[int(0.55 * READ_H): int(0.88 * READ_H), x0:x1].mean())
+        orient = float(np.clip((abs(upper - lower) - 0.15) / 0.2, 0, 1))
+        picture = max(upper, lower)
+        conf = float(np.clip((picture - 0.6) / 0.15, 0, 1)) * orient
         return CardReading(kind=CardKind.TIMELINE, face=Face.EVENT, flipped=upper < lower, confidence=conf,
                            field_confidences=FieldConfidences(kind=conf), orientation_confidence=orient)
-    if CardKind.GLADIOLA in kinds and c["green"] > 0.004 and c["petal"] > 0.01 and c["sky"] < 0.03:
-        conf = float(np.clip(min(c["green"] / 0.01, c["petal"] / 0.025), 0, 1))
-        flipped = blister_y is not None and blister_y < 0.5
-        return CardReading(kind=CardKind.GLADIOLA, face=Face.FRONT, flipped=flipped, blisters=nblisters,
-                           confidence=min(conf, bconf),
-                           field_confidences=FieldConfidences(kind=conf, blisters=bconf),
-                           orientation_confidence=0.9 if blister_y is not None else 0.3)
-    if c["paper"] < 0.5 and c["ink"] < 0.01 and c["sat"] < 0.05 and digits_seen == 0 and 10 < c["std"]:
+    if CardKind.GLADIOLA in kinds and c["sky"] < 0.03:
+        centre, side, blossom_y = _blossoms(a)
+        if centre > 0.006 and blossom_y is not None:
+            conf = float(np.clip((centre - 0.006) / 0.006, 0, 1)) * float(np.clip(1.0 - side / (0.33 * centre), 0, 1))
+            conf *= float(np.clip((abs(blossom_y - 0.5) - 0.04) / 0.05, 0, 1))
+            flipped = blossom_y > 0.5
+            nblisters, bconf = count_blisters_in_row(a, CardKind.GLADIOLA, flipped)
+            return CardReading(kind=CardKind.GLADIOLA, face=Face.FRONT, flipped=flipped, blisters=nblisters,
+                               confidence=min(conf, bconf),
+                               field_confidences=FieldConfidences(kind=conf, blisters=bconf),
+                               orientation_confidence=conf)
+    paper_chroma = float(a.paper.max() - a.paper.min())
+    if (c["ink"] < 0.005 and c["sat"] < 0.05 and digits_seen == 0 and float(a.paper.mean()) < 185
+            and paper_chroma < 30):  # a bare grey stone tile: no paper, no print
         return CardReading(kind=CardKind.UNKNOWN, face=Face.TILE, confidence=0.0)
     return CardReading()
 

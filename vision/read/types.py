@@ -82,6 +82,8 @@ class CardReading:
     orientation_confidence: float = 0.0
     source: str = "glyphs"
     """Which reader produced the fields: ``glyphs`` (in-process) or ``tesseract`` (fallback)."""
+    turn: int = 0
+    """Quarter turns (clockwise corner shifts) between the detector's corner order and the one read."""
 
     def observation(self, quad: Quad, visible: bool = True, image: object = None) -> CardObservation:
         """A :class:`CardObservation` for ``quad`` (ordered as read: the card's true top-left first)."""
@@ -89,4 +91,5 @@ class CardReading:
             quad=quad, kind=self.kind, value=self.value, blisters=self.blisters, date=self.date,
             confidence=self.confidence, field_confidences=self.field_confidences, visible=visible,
             image=image,  # type: ignore[arg-type]
+            stones=self.stones, sesterces=self.sesterces, size=self.tile.value if self.tile is not None else None,
         )
