@@ -351,17 +351,8 @@ class ValaisMoves:
 
 
 def _income_halves(reading: Reading) -> tuple[int | None, int | None]:
-    """(stones, sesterces) of an income card reading.
-
-    Vision reports them in ``CardObservation.stones``/``sesterces`` (``value`` and ``blisters``
-    are None for income cards). A reading that does not carry those fields yet falls back to
-    the older mapping (stones in ``value``, sesterces in ``blisters``).
-    """
-    stones = getattr(reading, "stones", None)
-    sesterces = getattr(reading, "sesterces", None)
-    if stones is None and sesterces is None:
-        return reading.value, reading.blisters
-    return stones, sesterces
+    """(stones, sesterces) of an income card reading."""
+    return reading.stones, reading.sesterces
 
 
 class AppiaMoves:

@@ -94,10 +94,12 @@ class Reading:
     value: int | None = None
     blisters: int | None = None
     date: CardDate | None = None
+    stones: int | None = None
+    sesterces: int | None = None
 
     @classmethod
     def of(cls, obs: CardObservation) -> Reading:
-        return cls(obs.kind, obs.value, obs.blisters, obs.date)
+        return cls(obs.kind, obs.value, obs.blisters, obs.date, obs.stones, obs.sesterces)
 
     @property
     def known(self) -> bool:
@@ -112,6 +114,8 @@ class Reading:
             parts.append(f"{self.blisters} blisters")
         if self.date is not None:
             parts.append(f"date {self.date.to_json()}")
+        if self.stones is not None or self.sesterces is not None:
+            parts.append(f"{self.stones} stones | {self.sesterces} sesterces")
         return ", ".join(parts)
 
 

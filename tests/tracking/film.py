@@ -44,6 +44,8 @@ class Card:
             **override: object) -> CardObservation:
         fields = {"kind": self.kind, "value": self.value, "blisters": self.blisters,
                   "date": CardDate.from_json(self.date) if self.date else None}
+        if self.kind is CardKind.INCOME:  # vision reports income halves in their own fields
+            fields.update(value=None, blisters=None, stones=self.value, sesterces=self.blisters)
         fields.update(override)
         return CardObservation(quad=card_quad(self.x + dx, self.y + dy, self.angle), confidence=confidence,
                                visible=visible, **fields)  # type: ignore[arg-type]
