@@ -43,7 +43,8 @@ class VisionMoves:
         self.game = canonical_name(game)
         self.view = view
         self.setup = setup
-        self.reader = reader or CardReader(PipelineConfig(deck=Deck.for_game(self.game)))
+        self.reader = reader or CardReader(PipelineConfig(deck=Deck.for_game(self.game),
+                                                          known_cards=setup.known_cards))
         self.tracker = tracker or Tracker(self.game, track_config)
         self._skin: deque[float] = deque(maxlen=BASELINE_FRAMES)
         self._last: tuple[int, Any, np.ndarray] | None = None

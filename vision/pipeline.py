@@ -13,7 +13,7 @@ them through the homography of the nearest confidently read card of known size.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 import cv2
@@ -35,7 +35,9 @@ class PipelineConfig:
     ``deck``: values and kinds the cards in play can hold; ``tesseract``: use the fallback;
     ``cache_px``: largest corner shift (pixels) for a cached reading to be reused;
     ``cache_diff``: largest mean absolute thumbnail difference (gray levels) for reuse;
-    ``keep_images``: attach the rectified crop to each observation.
+    ``keep_images``: attach the rectified crop to each observation;
+    ``known_cards``: recognises a rectified crop as a card of the user's enrolled deck (returns a
+    reading, or None when unsure); tried before the zero-shot readers.
     """
 
     detect: DetectConfig = field(default_factory=DetectConfig)
@@ -46,6 +48,7 @@ class PipelineConfig:
     cache_diff: float = 12.0
     cache_size: int = 64
     keep_images: bool = False
+    known_cards: Callable[[np.ndarray], CardReading | None] | None = None
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,8 @@ class CardReader:
         """How many cards were read in-process so far (cache misses)."""
         self.turned_reads = 0
         """How many of them were read a second time with the corners taken 90 degrees round."""
+        self.known_reads = 0
+        """How many crops the enrolled deck recognised (no zero-shot reading needed)."""
         self.ocr_calls = 0
         """How many Tesseract calls were made so far."""
 
@@ -97,6 +102,11 @@ class CardReader:
             readable = det.quad.is_convex()  # a bent outline cannot be warped: kept, not read
             if readable and (hit is None or self.config.keep_images):
                 crop = rectify(image, det.quad, self.config.rectify)
+            if hit is None and det.visible and crop is not None and self.config.known_cards is not None:
+                hit = self.config.known_cards(crop)
+                if hit is not None:
+                    self.known_reads += 1
+                    fresh.append((k, corners, thumb))
             if hit is None:
                 hit = read_card(crop, self.config.deck) if det.visible and crop is not None else CardReading()
                 self.reads += 1
@@ -126,6 +136,10 @@ class CardReader:
                 image_out = cv2.rotate(crop, cv2.ROTATE_180) if reading.flipped else crop
             observations.append(reading.observation(Quad.from_array(ordered), det.visible, image_out))
         return FrameResult(w, h, tuple(observations))
+
+    def reset(self) -> None:
+        """Forget every cached reading (the next frame shows another scene)."""
+        self._cache.clear()
 
     def read_crop(self, crop: np.ndarray) -> CardReading:
         """Read one rectified card crop (no cache, no fallback)."""

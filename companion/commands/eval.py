@@ -24,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
 
         def read(image, game):
             reader = readers.setdefault(game, CardReader(PipelineConfig(deck=Deck.for_game(game))))
-            reader._cache.clear()  # every image is a new scene: no reading may come from another
+            reader.reset()  # every image is a new scene: no reading may come from another
             return reader.read_frame(image).to_json()
 
         result = ev.evaluate_rendered(folder, read, args.min_visible, progress=not args.json).to_json()

@@ -107,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
 
         from companion.setup_profile import load_setup
 
-        moves = VisionMoves(game, view=session.public_view, setup=load_setup(args.profile))
+        moves = VisionMoves(game, view=session.public_view, setup=load_setup(args.profile, game))
 
     hub = FrameHub()
     stop = threading.Event()

@@ -29,9 +29,9 @@ def read_image(path: str, game: str | None, profile: str | None = None):
     from vision.pipeline import CardReader, PipelineConfig
     from vision.read.types import Deck
 
-    setup = load_setup(profile)
+    setup = load_setup(profile, game)
     image = load_image(path)
-    reader = CardReader(PipelineConfig(deck=Deck.for_game(game)))
+    reader = CardReader(PipelineConfig(deck=Deck.for_game(game), known_cards=setup.known_cards))
     return setup.to_raw(reader.read_frame(setup.prepare(image)))
 
 

@@ -55,7 +55,7 @@ def replay(source_spec: str, game: str, names: tuple[str, ...], first_player: in
     source = open_source(source_spec)
     observer: Any = module.Observer.start(len(names), first_player) if game == "gladiola" else None
     vision = VisionMoves(game, view=lambda: observer.public_view() if observer is not None else None,
-                         setup=load_setup(profile))
+                         setup=load_setup(profile, game))
     events: list[dict[str, Any]] = []
     texts: list[str] = []
     frames = 0
