@@ -7,7 +7,6 @@ over the table, and hands the tracker's concluded moves to the session as ``Move
 
 from __future__ import annotations
 
-from collections import deque
 from typing import Any, Callable, Sequence
 
 import cv2
@@ -17,12 +16,16 @@ from companion.games import canonical_name
 from companion.session import MoveItem
 from companion.setup_profile import CameraSetup
 from companion.sources import Frame
-from companion.tracking import TrackConfig, Tracker, skin_fraction
+from companion.tracking import TrackConfig, Tracker
 
-#: an arm is over the table when the skin-coloured share rises this much above the calm level
-HAND_RISE = 0.015
-#: frames of calm history for the skin baseline
-BASELINE_FRAMES = 90
+#: hand detection works on frames shrunk to this grid (width, height)
+HAND_GRID = (160, 90)
+#: a pixel differs from the calm table when a colour channel changes by more than this
+HAND_DIFF = 28.0
+#: an arm is a changed region touching the border covering at least this share of the frame
+HAND_AREA = 0.01
+#: how fast the calm table follows slow changes (share of the new frame per calm frame)
+HAND_ADAPT = 0.08
 
 
 class VisionMoves:
@@ -46,16 +49,34 @@ class VisionMoves:
         self.reader = reader or CardReader(PipelineConfig(deck=Deck.for_game(self.game),
                                                           known_cards=setup.known_cards))
         self.tracker = tracker or Tracker(self.game, track_config)
-        self._skin: deque[float] = deque(maxlen=BASELINE_FRAMES)
+        self._background: np.ndarray | None = None
         self._last: tuple[int, Any, np.ndarray] | None = None
         self.hand = False
 
     def _hand_over_table(self, image: np.ndarray) -> bool:
-        small = cv2.resize(image, (160, 90), interpolation=cv2.INTER_AREA)
-        share = skin_fraction(small)
-        baseline = min(self._skin) if self._skin else share
-        self._skin.append(share)
-        return share > baseline + HAND_RISE
+        """Whether an arm reaches over the table: a large region that differs from the calm
+        table and touches the image border (arms come in from the edge; a card put down does
+        not touch it). The calm table is a slowly updated background of small frames."""
+        small = cv2.resize(image, HAND_GRID, interpolation=cv2.INTER_AREA).astype(np.float32)
+        small = cv2.GaussianBlur(small, (3, 3), 0)
+        if self._background is None:
+            self._background = small
+            return False
+        changed = (np.abs(small - self._background).max(axis=2) > HAND_DIFF).astype(np.uint8)
+        changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+        count, labels, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
+        h, w = changed.shape
+        hand = False
+        for k in range(1, count):
+            x, y, bw, bh, area = stats[k]
+            touches = x == 0 or y == 0 or x + bw == w or y + bh == h
+            if touches and area >= HAND_AREA * w * h:
+                hand = True
+                break
+        # the table adapts slowly (light drifts, cards settle in); never while an arm is over it
+        rate = 0.0 if hand else HAND_ADAPT
+        self._background = (1 - rate) * self._background + rate * small
+        return hand
 
     def moves(self, frame: Frame) -> Sequence[MoveItem]:
         image = self.setup.prepare(frame.image)
