@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Measure the card detector on labelled real photos (Pascal-VOC boxes).
 
-Usage: ``python scripts/eval_realdata.py DIR [--split odd|even|all] [--out OUTDIR]``
+Usage: ``python scripts/eval_realdata.py DIR [--split odd|even|all] [--out OUTDIR] [--classical | --fuse]
+[--model PATH]`` (the learned segmenter path unless ``--classical``; ``--fuse`` adds the classical
+path's confident cards).
 
 Every ``*.jpg``/``*.png`` in DIR with a same-named ``.xml`` is read. Detections' axis-aligned
 bounding boxes are matched greedily (highest IoU first) to the labelled boxes at IoU >= 0.7.
@@ -21,7 +23,7 @@ import statistics
 import sys
 import time
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -143,6 +145,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", choices=("odd", "even", "all"), default="all")
     parser.add_argument("--out", type=Path, default=Path("/tmp/eval_realdata"))
     parser.add_argument("--iou", type=float, default=0.7)
+    parser.add_argument("--classical", action="store_true", help="use the classical detector, not the segmenter")
+    parser.add_argument("--fuse", action="store_true", help="add confident classical cards the segmenter missed")
+    parser.add_argument("--model", type=Path, default=None, help="segmentation model (ONNX) instead of the shipped one")
     args = parser.parse_args(argv)
     if not args.directory.is_dir():
         print(f"error: expected a directory of labelled images, got {args.directory}", file=sys.stderr)
@@ -158,7 +163,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: expected labelled images (IMAGE + IMAGE.xml) in {args.directory}, found none", file=sys.stderr)
         return 2
     args.out.mkdir(parents=True, exist_ok=True)
-    config = DetectConfig()
+    config = DetectConfig(use_segmenter=not args.classical, fuse_classical=args.fuse)
+    if args.model is not None:
+        config = replace(config, segmenter_path=args.model)
     scores: list[ImageScore] = []
     for path in files:
         try:

@@ -1,6 +1,14 @@
 """Finding cards in a frame as four-corner outlines (vision stages 1 and 2).
 
-Pipeline (all of it runs at a reduced working resolution except the corner refinement):
+Two paths. When ``DetectConfig.use_segmenter`` is on and the segmentation model
+(``vision/models/card_seg.onnx``, see :mod:`vision.segment`) is present, a small network run
+with ``cv2.dnn`` labels every pixel of a 320x240 copy of the frame as table, card interior or
+card outline; each connected interior region is one card. Its convex hull is reduced to a quad,
+a region that fills its quad poorly is a partly hidden card (extended under the card lying on
+it when it is cut short along one axis), and the corners of cards in full view are refined on
+the full-resolution image as below (step 4). Without the model file the classical path runs.
+
+Classical pipeline (all of it runs at a reduced working resolution except the corner refinement):
 
 1. Candidate regions from three complementary masks, so that one failing cue does not lose a
    card: (a) the inside of closed edge rings (Canny on lightness and saturation, closed by a
@@ -15,7 +23,9 @@ Pipeline (all of it runs at a reduced working resolution except the corner refin
    the strongest nearby edge lines before the same check.
 3. Overlapping candidates are merged by score; a candidate that is the union of two or more
    other candidates (touching cards seen as one blob) is dropped in favour of its parts, and a
-   candidate lying inside a bigger card (a court card's picture frame) is dropped.
+   candidate lying inside a bigger card (a court card's picture frame) is dropped. When such a
+   blob holds one whole card in a corner (a card lying partly on another), the card below is
+   completed as a quad of the same size anchored at the blob's opposite corner (visible=False).
 4. Corners are refined at full resolution: each side is re-found as the strongest gradient
    across it at points along its straight middle part, a robust line is fitted, and adjacent
    lines are intersected (this also gives the virtual corner of rounded cards).
@@ -28,11 +38,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
 import cv2
 import numpy as np
 
 from vision.errors import InvalidImageError
+from vision.segment import MODEL_PATH, CardSegmenter, card_regions, load_segmenter
 from vision.types import Detection, Quad
 
 
@@ -100,6 +112,21 @@ class DetectConfig:
     """Mean edge support over the uncut sides of a fully visible card."""
     min_occluded_support: float = 0.5
     """Mean edge support over the uncut sides of a partly hidden card."""
+    use_segmenter: bool = False
+    """Find cards with the learned segmentation network when its model file exists (the classical
+    masks-and-contours path is used otherwise). Off by default for now: the shipped network is
+    better on rendered scenes but worse than the classical path on real webcam photos."""
+    segmenter_path: Path = MODEL_PATH
+    """The ONNX model of the segmentation network."""
+    seg_visible_fill: float = 0.9
+    """A segmented card whose seen pixels fill less than this share of its quad is partly hidden."""
+    seg_min_score: float = 0.5
+    """Smallest mean interior probability of a segmented card."""
+    fuse_classical: bool = False
+    """Also run the classical path and add its confident, fully visible cards that no segmented
+    card overlaps (helps on real photos whose look the network has not learned; costs time)."""
+    fuse_min_confidence: float = 0.7
+    """Smallest confidence of a classical card added by ``fuse_classical``."""
 
 
 @dataclass(frozen=True)
@@ -120,14 +147,41 @@ def detect_cards(image: np.ndarray, config: DetectConfig = DetectConfig()) -> li
     image pixels ordered as described in :meth:`vision.types.Quad.card_order`.
     """
     frame = _validate(image)
+    if config.use_segmenter:
+        segmenter = load_segmenter(Path(config.segmenter_path))
+        if segmenter is not None:
+            found = _detect_segmented(frame, segmenter, config)
+            if config.fuse_classical:
+                found = _fuse(found, _detect_classical(frame, config), config)
+            return found
+    return _detect_classical(frame, config)
+
+
+def _fuse(segmented: list[Detection], classical: list[Detection], config: DetectConfig) -> list[Detection]:
+    """Segmented cards plus the confident, fully visible classical cards overlapping none of them."""
+    out = list(segmented)
+    for det in classical:
+        if det.confidence < config.fuse_min_confidence or not det.visible:
+            continue
+        quad = det.quad.as_array()
+        area = abs(_shoelace(quad))
+        if all(_poly_overlap(quad, d.quad.as_array()) < 0.2 * area for d in out):
+            out.append(det)
+    out.sort(key=lambda d: -d.confidence)
+    return out
+
+
+def _detect_classical(frame: np.ndarray, config: DetectConfig) -> list[Detection]:
+    """The masks-and-contours path (see the module docstring)."""
     height, width = frame.shape[:2]
     scale = min(1.0, config.work_max_side / max(height, width))
     if scale < 1.0:
         small = cv2.resize(frame, (round(width * scale), round(height * scale)), interpolation=cv2.INTER_AREA)
     else:
         small = frame
-    candidates = _candidates(small, config)
-    chosen = _select(candidates, small.shape[:2], config)
+    probe = _probe_image(small)
+    candidates = _candidates(small, probe, config)
+    chosen = _select(candidates, small.shape[:2], config, probe)
     gray_full = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
     margin = config.border_margin_frac * max(height, width)
     detections: list[Detection] = []
@@ -150,6 +204,196 @@ def detect_cards(image: np.ndarray, config: DetectConfig = DetectConfig()) -> li
         detections.append(Detection(Quad.card_order(quad), round(conf, 4), visible=not (cand.occluded or cut)))
     detections.sort(key=lambda d: -d.confidence)
     return detections
+
+
+@dataclass(frozen=True)
+class _Piece:
+    """One segmented region reduced to a quad (map pixels)."""
+
+    quad: np.ndarray
+    fill: float
+    score: float
+    rect: tuple  # cv2.minAreaRect of the region's hull
+
+
+def _detect_segmented(frame: np.ndarray, segmenter: CardSegmenter, config: DetectConfig) -> list[Detection]:
+    """Cards from the segmentation network: one quad per instance region, refined at full size.
+
+    A region that fills its quad well is a card in full view. Otherwise the card is partly
+    hidden; when its seen part is shorter than the cards in full view along one axis and another
+    card lies against that end, the quad is extended under that card to the typical size.
+    """
+    height, width = frame.shape[:2]
+    maps = segmenter.maps(frame)
+    factor = maps.factor
+    map_area = float(maps.interior.shape[0] * maps.interior.shape[1])
+    min_area = config.min_area_frac * map_area
+    max_area = config.max_area_frac * map_area
+    pieces: list[_Piece] = []
+    regions = card_regions(maps)
+    # Each pixel of a region holds that region's area: which neighbour is bigger (more likely
+    # the card lying on top) decides where a partly hidden card continues.
+    area_map = np.zeros(maps.interior.shape, np.float32)
+    for region in regions:
+        area_map[region.mask > 0] = region.area
+    for region in regions:
+        if region.area < config.min_occluded_fill * min_area or region.score < config.seg_min_score:
+            continue
+        contours, _ = cv2.findContours(region.mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        contour = max(contours, key=cv2.contourArea)
+        hull = cv2.convexHull(contour)
+        rect = cv2.minAreaRect(hull)
+        quad = _hull_to_quad(hull)
+        if quad is None or cv2.contourArea(quad.astype(np.float32)) < 0.85 * cv2.contourArea(hull):
+            quad = _clockwise(cv2.boxPoints(rect).astype(np.float64))
+        else:
+            quad = _clockwise(quad)
+            fitted = _fit_sides(contour, quad)
+            if fitted is not None:
+                quad = fitted
+        quad_area = abs(_shoelace(quad))
+        if quad_area > max_area:
+            continue
+        # The outline pixels' centres lie half a pixel inside the card's edge.
+        pieces.append(_Piece(_grow(quad, 0.5), region.area / max(quad_area, 1.0), region.score, rect))
+    mh, mw = maps.interior.shape
+    whole = [p for p in pieces if p.fill >= config.seg_visible_fill and _plausible_shape(p.quad, config)
+             and not _touches_border(p.quad, mw, mh, 1.5)]
+    typical = None
+    if whole:
+        dims = np.array([sorted(p.rect[1]) for p in whole])
+        typical = (float(np.median(dims[:, 0])), float(np.median(dims[:, 1])))
+    typical_area = typical[0] * typical[1] if typical else 0.0
+    cardish = maps.interior + maps.boundary
+    gray_full = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    margin = config.border_margin_frac * max(height, width)
+    detections: list[Detection] = []
+    for piece in pieces:
+        quad = piece.quad
+        occluded = piece.fill < config.seg_visible_fill
+        completed = False
+        if occluded and typical is not None:
+            grown = _complete_hidden(piece.rect, cardish, typical, area_map)
+            if grown is not None:
+                quad, completed = grown, True
+        quad_area = abs(_shoelace(quad))
+        if not (min_area <= quad_area <= max_area) or not _plausible_shape(quad, config):
+            continue
+        at_border = _touches_border(quad, mw, mh, 1.5)
+        if typical_area > 0 and (occluded or at_border):
+            # Pieces of cards (split by fingers, slivers of a fan) must have a card's size.
+            low = config.min_piece_frac if at_border and not occluded else 0.6
+            if not (low * typical_area <= quad_area <= 1.6 * typical_area):
+                continue
+        elif occluded and quad_area < config.lone_piece_area_factor * min_area:
+            continue
+        # Map pixel centres to frame pixel centres (the map is an area-resampled copy).
+        full = (quad + 0.5) / factor - 0.5
+        support = 1.0
+        if config.refine and not completed:
+            refined, support = _refine_segmented(gray_full, full, factor, config)
+            if refined is not None:
+                full = refined
+        conf = piece.score * (0.6 + 0.4 * min(1.0, support / max(config.min_edge_support, 1e-6)))
+        if occluded:
+            conf *= 0.8
+        if conf < config.min_confidence:
+            continue
+        cut = bool(
+            (full[:, 0] < margin).any()
+            or (full[:, 1] < margin).any()
+            or (full[:, 0] > width - 1 - margin).any()
+            or (full[:, 1] > height - 1 - margin).any()
+        )
+        detections.append(Detection(Quad.card_order(full), round(float(conf), 4), visible=not (occluded or cut)))
+    detections.sort(key=lambda d: -d.confidence)
+    return detections
+
+
+def _grow(quad: np.ndarray, distance: float) -> np.ndarray:
+    """``quad`` (clockwise) with every side moved outwards by ``distance``."""
+    d = np.roll(quad, -1, axis=0) - quad
+    d /= np.maximum(np.linalg.norm(d, axis=1, keepdims=True), 1e-9)
+    normals = np.stack([d[:, 1], -d[:, 0]], axis=1)
+    centre = quad.mean(axis=0)
+    mids = (quad + np.roll(quad, -1, axis=0)) / 2
+    normals[((mids - centre) * normals).sum(axis=1) < 0] *= -1
+    prev = np.roll(normals, 1, axis=0)  # normal of the side ending at each corner
+    denom = np.maximum(1.0 + (prev * normals).sum(axis=1), 0.2)
+    return quad + distance * (prev + normals) / denom[:, None]
+
+
+def _touches_border(quad: np.ndarray, width: int, height: int, margin: float) -> bool:
+    return bool((quad[:, 0] < margin).any() or (quad[:, 1] < margin).any()
+                or (quad[:, 0] > width - 1 - margin).any() or (quad[:, 1] > height - 1 - margin).any())
+
+
+def _complete_hidden(
+    rect: tuple, cardish: np.ndarray, typical: tuple[float, float], area_map: np.ndarray | None = None
+) -> np.ndarray | None:
+    """Extend the seen part of a partly hidden card (its rotated bounding rectangle ``rect``) to
+    the typical card size ``(short, long)``, towards the end where other card pixels lie.
+
+    Returns the completed quad (map pixels, clockwise) or None when the piece does not look like
+    a card cut short along one axis by another card.
+    """
+    box = cv2.boxPoints(rect).astype(np.float64)
+    u = box[1] - box[0]
+    v = box[2] - box[1]
+    eu, ev = float(np.linalg.norm(u)), float(np.linalg.norm(v))
+    if eu < 2 or ev < 2:
+        return None
+    u, v = u / eu, v / ev
+    short, long = typical
+    best = None
+    for tu, tv in ((short, long), (long, short)):
+        if eu > 1.15 * tu or ev > 1.15 * tv:
+            continue
+        # The axis that is not cut short must already have about the card's size.
+        du, dv = tu - eu, tv - ev
+        if du > 0.15 * tu and dv > 0.15 * tv:
+            continue
+        cost = min(abs(du) / tu, abs(dv) / tv)
+        if best is None or cost < best[0]:
+            best = (cost, tu, tv)
+    if best is None:
+        return None
+    _, tu, tv = best
+    centre = box.mean(axis=0)
+    out = box.copy()
+    grew = False
+    for axis, extent, target in ((u, eu, tu), (v, ev, tv)):
+        deficit = target - extent
+        if deficit <= 0.15 * target:
+            continue
+        other = v if axis is u else u
+        other_extent = ev if axis is u else eu
+        side_means = []
+        side_areas = []
+        for sign in (-1.0, 1.0):
+            ts = np.linspace(-0.35, 0.35, 9) * other_extent
+            pts = centre + sign * axis * (extent / 2 + 3.0) + ts[:, None] * other
+            xs = np.clip(pts[:, 0], 0, cardish.shape[1] - 1).astype(np.float32)
+            ys = np.clip(pts[:, 1], 0, cardish.shape[0] - 1).astype(np.float32)
+            inside = (pts[:, 0] >= 0) & (pts[:, 0] <= cardish.shape[1] - 1) & (pts[:, 1] >= 0) & (pts[:, 1] <= cardish.shape[0] - 1)
+            vals = cv2.remap(cardish, xs.reshape(1, -1), ys.reshape(1, -1), cv2.INTER_LINEAR).ravel()
+            side_means.append(float(np.where(inside, vals, 0.0).mean()))
+            if area_map is not None:
+                near = area_map[ys.astype(int), xs.astype(int)]
+                side_areas.append(float(np.where(inside, near, 0.0).mean()))
+        if max(side_means) < 0.5:
+            continue
+        if min(side_means) >= 0.5 and side_areas:
+            # Cards on both ends: the piece continues under the bigger neighbour.
+            sign = -1.0 if side_areas[0] > side_areas[1] else 1.0
+        else:
+            sign = -1.0 if side_means[0] > side_means[1] else 1.0
+        moved = ((out - centre) @ axis) * sign > 0
+        out[moved] += sign * axis * deficit
+        grew = True
+    if not grew:
+        return None
+    return _clockwise(out)
 
 
 def _validate(image: np.ndarray) -> np.ndarray:
@@ -199,12 +443,11 @@ def _masks(small: np.ndarray, config: DetectConfig) -> list[tuple[np.ndarray, in
     return [(thin, cv2.RETR_LIST), (thick, cv2.RETR_LIST), (bright, cv2.RETR_EXTERNAL), (otsu, cv2.RETR_EXTERNAL)]
 
 
-def _candidates(small: np.ndarray, config: DetectConfig) -> list[_Candidate]:
+def _candidates(small: np.ndarray, probe: np.ndarray, config: DetectConfig) -> list[_Candidate]:
     h, w = small.shape[:2]
     frame_area = float(h * w)
     min_area = config.min_area_frac * frame_area
     max_area = config.max_area_frac * frame_area
-    probe = _probe_image(small)
     out: list[_Candidate] = []
     for mask, mode in _masks(small, config):
         contours, _ = cv2.findContours(mask, mode, cv2.CHAIN_APPROX_NONE)
@@ -544,7 +787,9 @@ def _poly_overlap(a: np.ndarray, b: np.ndarray) -> float:
     return float(max(inter, 0.0))
 
 
-def _select(cands: list[_Candidate], frame_shape: tuple[int, int], config: DetectConfig) -> list[_Candidate]:
+def _select(
+    cands: list[_Candidate], frame_shape: tuple[int, int], config: DetectConfig, probe: np.ndarray | None = None
+) -> list[_Candidate]:
     """Merge duplicates, split merged blobs, drop card-internal rectangles and stray partial shapes."""
     cands = sorted(cands, key=lambda c: (c.occluded, -c.score))
     # 1. Duplicates: the same card found by several masks (the best-scoring copy is kept).
@@ -571,10 +816,22 @@ def _select(cands: list[_Candidate], frame_shape: tuple[int, int], config: Detec
         # inside a region that only fits a card loosely: i is not a card of its own.
         if len(disjoint) >= 2 or (unique[i].occluded and disjoint):
             drop[i] = True
+            halves = None
             if len(disjoint) == 2 and not unique[i].occluded:
                 halves = _split_between(unique[i], unique[disjoint[0]], unique[disjoint[1]])
                 if halves is not None:
                     extra.extend(halves)
+            pair = len(disjoint) == 1 or (unique[i].occluded and len(disjoint) == 2)
+            if halves is None and probe is not None and pair:
+                # One card on top of another, seen together as one loose region: the card below
+                # is card-sized and sits in the region's corner away from the card on top.
+                tops = [
+                    j for j in sorted(parts, key=lambda k: -unique[k].area)
+                    if unique[j].area < 0.7 * unique[i].area and _off_centre(unique[i], unique[j])
+                ]
+                below = _complete_below(unique[i], unique[tops[0]], probe, config) if tops else None
+                if below is not None:
+                    extra.append(below)
     for i in range(n):
         if drop[i] or unique[i].occluded:
             continue
@@ -617,6 +874,46 @@ def _select(cands: list[_Candidate], frame_shape: tuple[int, int], config: Detec
                 continue
         final.append(cand)
     return final
+
+
+def _complete_below(
+    blob: _Candidate, top: _Candidate, probe: np.ndarray, config: DetectConfig
+) -> _Candidate | None:
+    """The partly hidden card in ``blob`` besides ``top``: a quad with the sides of ``top``,
+    anchored at the blob corner farthest from ``top`` and running along the blob's sides."""
+    q = blob.quad
+    far = int(np.argmax(np.linalg.norm(q - top.quad.mean(axis=0), axis=1)))
+    corner = q[far]
+    u = q[(far + 1) % 4] - corner
+    v = q[(far - 1) % 4] - corner
+    lu, lv = float(np.linalg.norm(u)), float(np.linalg.norm(v))
+    if lu < 1 or lv < 1:
+        return None
+    u, v = u / lu, v / lv
+    rel = top.quad - top.quad.mean(axis=0)
+    eu = float(np.ptp(rel @ u))
+    ev = float(np.ptp(rel @ v))
+    # The card below must reach beyond the card on top's extent on neither side of the blob.
+    if eu > 1.05 * lu or ev > 1.05 * lv:
+        return None
+    quad = _clockwise(np.array([corner, corner + eu * u, corner + eu * u + ev * v, corner + ev * v]))
+    area = abs(_shoelace(quad))
+    if _poly_overlap(quad, top.quad) > 0.7 * area or not _plausible_shape(quad, config):
+        return None
+    cand = _Candidate(quad, area, 0.6, 0.6 * _shape_score(quad), True)
+    return _verify(cand, probe, config)
+
+
+def _off_centre(outer: _Candidate, inner: _Candidate) -> bool:
+    """True when ``inner`` is a whole card in one corner of ``outer`` rather than a printed frame."""
+    size = math.sqrt(outer.area)
+    shift = float(np.linalg.norm(outer.quad.mean(axis=0) - inner.quad.mean(axis=0)))
+    if shift <= 0.12 * size:
+        return False
+    # A card lying on another shares exactly one corner with their joint outline; a printed band
+    # spanning its card shares two, a printed panel inside the card's margin none.
+    dist = np.linalg.norm(outer.quad[:, None, :] - inner.quad[None, :, :], axis=2).min(axis=1)
+    return int((dist < 0.06 * size).sum()) == 1
 
 
 def _split_between(blob: _Candidate, a: _Candidate, b: _Candidate) -> list[_Candidate] | None:
@@ -670,6 +967,21 @@ def _line_intersection(l1: tuple[np.ndarray, np.ndarray], l2: tuple[np.ndarray, 
         return None
     t = ((q[0] - p[0]) * e[1] - (q[1] - p[1]) * e[0]) / den
     return p + t * d
+
+
+def _refine_segmented(
+    gray: np.ndarray, quad: np.ndarray, scale: float, config: DetectConfig
+) -> tuple[np.ndarray | None, float]:
+    """Like :func:`_refine`, in a narrower band: a segmented quad is within about a map pixel of
+    the card's edge, and a wider search would snap to printed lines inside the card."""
+    radius = max(3.0, 0.8 / scale + 1.0)
+    support = 0.0
+    for _ in range(2):
+        quad, support = _refine_once(gray, quad, radius, config)
+        if quad is None:
+            return None, 0.0
+        radius = max(2.0, radius / 2)
+    return quad, support
 
 
 def _refine(

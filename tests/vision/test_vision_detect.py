@@ -1,14 +1,23 @@
-"""Detector tests on synthetic scenes with known corners."""
+"""Detector tests on synthetic scenes with known corners.
+
+These exercise the classical masks-and-contours path (``use_segmenter=False``): the learned
+segmenter is tested on rendered scenes in test_vision_segment.py. The synthetic cards here (a
+plain white face with one printed frame, pasted without lens, light or sensor effects) are
+unlike the rendered scenes the network was trained on.
+"""
 
 from __future__ import annotations
 
 
+import cv2
 import numpy as np
 import pytest
 
 from synth_cards import background, card_face, card_quad, corner_error, paste_card
 from vision.detect import DetectConfig, detect_cards
 from vision.errors import InvalidImageError
+
+CLASSICAL = DetectConfig(use_segmenter=False)
 
 
 def _scene(bg: str, quads: list[np.ndarray], seed: int = 0, colour=(250, 250, 250)) -> np.ndarray:
@@ -35,7 +44,7 @@ def _scene(bg: str, quads: list[np.ndarray], seed: int = 0, colour=(250, 250, 25
 )
 def test_single_card_corners_within_3px(bg: str, angle: float, tilt: float) -> None:
     truth = card_quad((640, 360), 330, angle, tilt)
-    dets = detect_cards(_scene(bg, [truth]))
+    dets = detect_cards(_scene(bg, [truth]), CLASSICAL)
     assert len(dets) == 1, [d.quad.to_json() for d in dets]
     assert dets[0].visible
     assert corner_error(dets[0].quad.as_array(), truth) < 3.0
@@ -43,7 +52,7 @@ def test_single_card_corners_within_3px(bg: str, angle: float, tilt: float) -> N
 
 def test_coloured_card_on_light_table() -> None:
     truth = card_quad((500, 380), 300, 12)
-    dets = detect_cards(_scene("light", [truth], colour=(60, 140, 230)))
+    dets = detect_cards(_scene("light", [truth], colour=(60, 140, 230)), CLASSICAL)
     assert len(dets) == 1
     assert corner_error(dets[0].quad.as_array(), truth) < 3.0
 
@@ -54,7 +63,7 @@ def test_touching_cards_are_split(bg: str) -> None:
     w = h * 250 / 360
     left = card_quad((640 - w / 2, 360), h, 0)
     right = card_quad((640 + w / 2, 360), h, 0)
-    dets = detect_cards(_scene(bg, [left, right], seed=3))
+    dets = detect_cards(_scene(bg, [left, right], seed=3), CLASSICAL)
     assert len(dets) == 2, [d.quad.to_json() for d in dets]
     errors = sorted(min(corner_error(d.quad.as_array(), t) for t in (left, right)) for d in dets)
     assert errors[-1] < 3.0
@@ -62,7 +71,7 @@ def test_touching_cards_are_split(bg: str) -> None:
 
 def test_several_cards_at_various_angles() -> None:
     truths = [card_quad((250, 250), 260, 10), card_quad((640, 380), 260, -35), card_quad((1030, 330), 260, 95, 20)]
-    dets = detect_cards(_scene("wood", truths, seed=5))
+    dets = detect_cards(_scene("wood", truths, seed=5), CLASSICAL)
     assert len(dets) == 3
     for t in truths:
         assert min(corner_error(d.quad.as_array(), t) for d in dets) < 3.0
@@ -70,12 +79,12 @@ def test_several_cards_at_various_angles() -> None:
 
 @pytest.mark.parametrize("bg", ["light", "dark", "wood", "pattern", "cloth"])
 def test_empty_table_has_no_detections(bg: str) -> None:
-    assert detect_cards(background(bg, seed=11)) == []
+    assert detect_cards(background(bg, seed=11), CLASSICAL) == []
 
 
 def test_card_cut_by_border_is_not_visible() -> None:
     truth = card_quad((80, 360), 330, 0)
-    dets = detect_cards(_scene("dark", [truth]))
+    dets = detect_cards(_scene("dark", [truth]), CLASSICAL)
     assert dets, "a card half outside the frame should still be reported"
     assert all(not d.visible for d in dets)
 
@@ -83,7 +92,7 @@ def test_card_cut_by_border_is_not_visible() -> None:
 def test_grayscale_input_is_accepted() -> None:
     truth = card_quad((640, 360), 330, 20)
     gray = _scene("dark", [truth])[:, :, 1].copy()
-    dets = detect_cards(gray)
+    dets = detect_cards(gray, CLASSICAL)
     assert len(dets) == 1
 
 
@@ -98,11 +107,64 @@ def test_grayscale_input_is_accepted() -> None:
 )
 def test_bad_input_is_refused(bad, expected: str) -> None:
     with pytest.raises(InvalidImageError, match=expected):
-        detect_cards(bad)
+        detect_cards(bad, CLASSICAL)
 
 
 def test_config_min_area_filters_small_cards() -> None:
     truth = card_quad((640, 360), 120, 0)
     img = _scene("dark", [truth])
-    assert len(detect_cards(img)) == 1
-    assert detect_cards(img, DetectConfig(min_area_frac=0.05)) == []
+    assert len(detect_cards(img, CLASSICAL)) == 1
+    assert detect_cards(img, DetectConfig(use_segmenter=False, min_area_frac=0.05)) == []
+
+
+# ----------------------------------------------------------------------------- harder cases
+
+
+def test_white_card_touched_by_bright_streak_is_found() -> None:
+    """A glare streak on a light cloth touching the card's edge must not swallow or lose it."""
+    truth = card_quad((640, 360), 320, 8)
+    img = background("light", seed=2)
+    cv2.line(img, (200, 250), (560, 300), (252, 252, 252), 14)
+    paste_card(img, truth, card_face(seed=1))
+    dets = detect_cards(img, CLASSICAL)
+    assert len(dets) == 1, [d.quad.to_json() for d in dets]
+    assert corner_error(dets[0].quad.as_array(), truth) < 3.0
+
+
+@pytest.mark.parametrize("bg", ["dark", "wood"])
+def test_border_patch_is_rejected(bg: str) -> None:
+    """A bright patch at the frame border that is not card-shaped (a strip of paper, a sleeve)."""
+    img = background(bg, seed=4)
+    cv2.rectangle(img, (0, 200), (60, 620), (235, 235, 235), -1)
+    truth = card_quad((640, 360), 300, 0)
+    paste_card(img, truth, card_face(seed=2))
+    dets = detect_cards(img, CLASSICAL)
+    assert len(dets) == 1, [d.quad.to_json() for d in dets]
+    assert corner_error(dets[0].quad.as_array(), truth) < 3.0
+
+
+@pytest.mark.parametrize("bg", ["dark", "cloth"])
+def test_card_partly_covered_by_another_is_reported_not_visible(bg: str) -> None:
+    bottom = card_quad((700, 430), 300, 0)
+    top = card_quad((560, 360), 300, 0)  # hides about a third of the bottom card; its shadow falls on it
+    dets = detect_cards(_scene(bg, [bottom, top], seed=6), CLASSICAL)
+    assert len(dets) == 2, [d.quad.to_json() for d in dets]
+    by_truth = {
+        name: min(dets, key=lambda d: corner_error(d.quad.as_array(), t)) for name, t in (("bottom", bottom), ("top", top))
+    }
+    assert by_truth["top"].visible
+    assert corner_error(by_truth["top"].quad.as_array(), top) < 3.0
+    assert not by_truth["bottom"].visible
+    # The hidden corners are estimated from the size of the card on top: a few percent of the card.
+    assert corner_error(by_truth["bottom"].quad.as_array(), bottom) < 20.0
+
+
+@pytest.mark.parametrize("bg", ["dark", "wood", "cloth"])
+def test_three_touching_cards_are_split(bg: str) -> None:
+    h = 260
+    w = h * 250 / 360
+    truths = [card_quad((640 + k * w, 360), h, 0) for k in (-1, 0, 1)]
+    dets = detect_cards(_scene(bg, truths, seed=8), CLASSICAL)
+    assert len(dets) == 3, [d.quad.to_json() for d in dets]
+    for t in truths:
+        assert min(corner_error(d.quad.as_array(), t) for d in dets) < 3.0
