@@ -970,23 +970,13 @@ class State:
         try:
             hands = tuple(_ids(h) for h in data["hands"])
             draw_pile = _ids(data["draw_pile"])
-            cp = data["current_player"]
-            view = PublicView(
-                players=int(data["players"]),
-                day=int(data["day"]),
-                current_player=None if cp is None else int(cp),
-                turn=int(data["turn"]),
-                walk_pile=_ids(data["walk_pile"]),
-                set_aside=tuple(_ids(p) for p in data["set_aside"]),
-                reshuffles=int(data["reshuffles"]),
-                gladiolas=_ids(data["gladiolas"]),
-                hand_counts=tuple(len(h) for h in hands),
-                draw_pile_size=len(draw_pile),
-                over=bool(data["over"]),
-            )
             seed = int(data["seed"])
         except (KeyError, TypeError, ValueError) as exc:
             raise CompanionError(f"malformed saved {TITLE} state: {exc!r}") from None
+        # the public part is stored as in a view, with the hidden piles as counts derived here
+        view = PublicView.from_json(
+            {**data, "hand_counts": [len(h) for h in hands], "draw_pile_size": len(draw_pile)}
+        )
         return cls(
             rules=Rules.from_json(data.get("rules")),
             deck=_deck_from_json(data.get("deck")),
