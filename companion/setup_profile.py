@@ -14,6 +14,10 @@ from typing import Any, Callable
 import numpy as np
 
 
+PROFILE_HELP = "calibration profile directory (default: the user's, when it exists)"
+"""The ``--profile`` help shared by every command that reads the camera."""
+
+
 @dataclass(frozen=True)
 class CameraSetup:
     """What a loaded profile changes for vision: ``undistorter`` (or None) and ``known_cards``,

@@ -19,6 +19,7 @@ from typing import Any
 
 from companion.errors import CompanionError
 from companion.games import GAME_NAMES, canonical_name, get_game
+from companion.setup_profile import PROFILE_HELP
 
 SIMULATE_PREFIX = "simulate:"
 
@@ -193,7 +194,7 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
     p.add_argument("--first-player", type=int, default=0, help="seat of the first player (from 0)")
     p.add_argument("--first-card", type=int, help="valais: id of the card turned up at the start")
     p.add_argument("--display", help="appia: the 7 income card ids laid out, comma-separated")
-    p.add_argument("--profile", help="calibration profile directory (default: the user's, when it exists)")
+    p.add_argument("--profile", help=PROFILE_HELP)
     p.add_argument("--pace", type=float, default=1.5, help="simulate: seconds between moves")
     p.add_argument("--headless", action="store_true",
                    help="no dashboard: run the frame loop until the source (or simulation) ends")

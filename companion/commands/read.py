@@ -16,9 +16,9 @@ from typing import Any
 
 from companion.errors import CompanionError
 from companion.games import GAME_NAMES, canonical_name
+from companion.setup_profile import PROFILE_HELP
 
 GLADIOLA_KINDS = ("walk", "finish", "start", "gladiola")
-PROFILE_HELP = "calibration profile directory (default: the user's, when it exists)"
 
 
 def read_image(path: str, game: str | None, profile: str | None = None):

@@ -15,6 +15,7 @@ from typing import Any
 
 from companion.errors import CompanionError
 from companion.games import canonical_name, get_game
+from companion.setup_profile import PROFILE_HELP
 
 REPLAYABLE = ("gladiola", "valais")
 
@@ -128,6 +129,6 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
     p.add_argument("--game", required=True, help="gladiola or valais")
     p.add_argument("--players", required=True, help="a count or comma-separated names")
     p.add_argument("--first-player", type=int, default=0, help="seat index of the start player")
-    p.add_argument("--profile", help="calibration profile directory (default: the user's, when it exists)")
+    p.add_argument("--profile", help=PROFILE_HELP)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run)
