@@ -189,7 +189,7 @@ def _detect_classical(frame: np.ndarray, config: DetectConfig) -> list[Detection
         quad = cand.quad / scale
         support = 1.0
         if config.refine:
-            quad, support = _refine(gray_full, quad, scale, config)
+            quad, support = _refine(gray_full, quad, max(3.0, 2.5 / scale + 2.0), config)
         if quad is None:
             continue
         conf = _confidence(cand, support, config)
@@ -291,7 +291,9 @@ def _detect_segmented(frame: np.ndarray, segmenter: CardSegmenter, config: Detec
         full = (quad + 0.5) / factor - 0.5
         support = 1.0
         if config.refine and not completed:
-            refined, support = _refine_segmented(gray_full, full, factor, config)
+            # a segmented quad is within about a map pixel of the card's edge: a narrower band
+            # keeps the search off printed lines inside the card
+            refined, support = _refine(gray_full, full, max(3.0, 0.8 / factor + 1.0), config)
             if refined is not None:
                 full = refined
         conf = piece.score * (0.6 + 0.4 * min(1.0, support / max(config.min_edge_support, 1e-6)))
@@ -969,28 +971,13 @@ def _line_intersection(l1: tuple[np.ndarray, np.ndarray], l2: tuple[np.ndarray, 
     return p + t * d
 
 
-def _refine_segmented(
-    gray: np.ndarray, quad: np.ndarray, scale: float, config: DetectConfig
+def _refine(
+    gray: np.ndarray, quad: np.ndarray, radius: float, config: DetectConfig
 ) -> tuple[np.ndarray | None, float]:
-    """Like :func:`_refine`, in a narrower band: a segmented quad is within about a map pixel of
-    the card's edge, and a wider search would snap to printed lines inside the card."""
-    radius = max(3.0, 0.8 / scale + 1.0)
+    """Snap each side to the strongest edge within ``radius`` pixels, twice (the second time in
+    half the band); return the new quad and the edge support."""
     support = 0.0
     for _ in range(2):
-        quad, support = _refine_once(gray, quad, radius, config)
-        if quad is None:
-            return None, 0.0
-        radius = max(2.0, radius / 2)
-    return quad, support
-
-
-def _refine(
-    gray: np.ndarray, quad: np.ndarray, scale: float, config: DetectConfig
-) -> tuple[np.ndarray | None, float]:
-    """Snap each side to the strongest nearby edge; return the new quad and the edge support."""
-    radius = max(3.0, 2.5 / scale + 2.0)
-    support = 0.0
-    for step in range(2):
         quad, support = _refine_once(gray, quad, radius, config)
         if quad is None:
             return None, 0.0
