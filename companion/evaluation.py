@@ -7,7 +7,9 @@ Two kinds of folder:
   confident-wrong rate, whole-frame exact rate, a breakdown per condition and a kind
   confusion matrix;
 * a folder of real photos with Pascal-VOC labels (``*.xml`` beside each image): detection
-  recall and precision at axis-aligned box IoU >= 0.7.
+  recall and precision at axis-aligned box IoU >= 0.7, and, for ordinary playing cards labelled
+  with rank names (nine, ten, jack, ...), the reading of the rank digits 9 and 10 on the
+  detected cards: per label how many read as 9, as 10, abstained, and confidently wrong.
 
 A card is *required* when its visible fraction is at least ``min_visible``; detections matched to
 cards that are not required (hidden under others, mostly out of the image) or to Via Appia road
@@ -294,9 +296,87 @@ def voc_boxes(xml_path: Path) -> list[tuple[str, tuple[float, float, float, floa
         raise CompanionError(f"{xml_path}: expected Pascal-VOC XML with object boxes, got {exc}") from None
 
 
+VOC_RANKS: dict[str, int] = {"ace": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+                             "eight": 8, "nine": 9, "ten": 10, "jack": 11, "queen": 12, "king": 13}
+"""Rank of each Pascal-VOC label name of a playing card (ace 1 ... king 13)."""
+READ_RANKS = (9, 10)
+"""The ranks the VOC mode reads (the printed digits 9 and 10); every other card should abstain."""
+
+
+@dataclass
+class RankTally:
+    """Rank readings of detected playing cards, per label: read as 9, as 10, abstained, confidently wrong."""
+
+    rows: dict[str, Counter] = field(default_factory=lambda: defaultdict(Counter))
+
+    def add(self, label: str, read: int | None) -> None:
+        """Record one card labelled ``label`` that was read as ``read`` (None: abstained)."""
+        row = self.rows[label]
+        row["cards"] += 1
+        if read is None:
+            row["abstained"] += 1
+            return
+        row[f"read_{read}"] += 1
+        if read != VOC_RANKS.get(label):
+            row["confident_wrong"] += 1
+
+    def merged(self, other: RankTally) -> RankTally:
+        """A new tally holding both tallies' counts."""
+        out = RankTally()
+        for tally in (self, other):
+            for label, row in tally.rows.items():
+                out.rows[label].update(row)
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        """Counts per label, and two summary fields: "rank 9/10" (nines and tens: read right,
+        abstained, read wrong) and "rank other" (every other card, where abstaining is right)."""
+        per_label = {}
+        for label, row in sorted(self.rows.items(), key=lambda kv: (VOC_RANKS.get(kv[0], 99), kv[0])):
+            per_label[label] = {"cards": row["cards"], **{f"read_{r}": row[f"read_{r}"] for r in READ_RANKS},
+                                "abstained": row["abstained"], "confident_wrong": row["confident_wrong"]}
+        digit = [row for label, row in self.rows.items() if VOC_RANKS.get(label) in READ_RANKS]
+        other = [row for label, row in self.rows.items() if VOC_RANKS.get(label) not in READ_RANKS]
+        n_digit = sum(r["cards"] for r in digit)
+        n_other = sum(r["cards"] for r in other)
+        wrong_digit = sum(r["confident_wrong"] for r in digit)
+        wrong_other = sum(r["confident_wrong"] for r in other)
+        right = sum(r["cards"] - r["abstained"] - r["confident_wrong"] for r in digit)
+        return {
+            "per_label": per_label,
+            "fields": {
+                "rank 9/10": {"cards": n_digit, "accuracy": _ratio(right, n_digit),
+                              "abstained": _ratio(sum(r["abstained"] for r in digit), n_digit),
+                              "confident_wrong": _ratio(wrong_digit, n_digit)},
+                "rank other": {"cards": n_other, "accuracy": _ratio(n_other - wrong_other, n_other),
+                               "abstained": _ratio(n_other - wrong_other, n_other),
+                               "confident_wrong": _ratio(wrong_other, n_other)},
+            },
+        }
+
+
+def read_playing_rank(image: np.ndarray, quad: np.ndarray) -> int | None:
+    """The rank (9 or 10) printed on the ordinary playing card at ``quad`` in ``image``, or None."""
+    from vision.errors import VisionError
+    from vision.read.playing import PlayingCardReader
+    from vision.rectify import rectify
+    from vision.types import Quad
+
+    try:
+        crop = rectify(image, Quad.from_array(quad))
+        return PlayingCardReader(frozenset(READ_RANKS)).read(crop).rank
+    except VisionError:
+        return None
+
+
 def evaluate_voc(folder: Path, detect: Callable[[np.ndarray], list[np.ndarray]],
-                 files: Sequence[Path] | None = None) -> dict[str, Any]:
-    """Detection recall and precision at box IoU >= 0.7 on a Pascal-VOC labelled folder."""
+                 files: Sequence[Path] | None = None,
+                 read_rank: Callable[[np.ndarray, np.ndarray], int | None] | None = read_playing_rank) -> dict[str, Any]:
+    """Detection recall and precision at box IoU >= 0.7 on a Pascal-VOC labelled folder.
+
+    ``read_rank(image, quad)`` reads the rank of each detected card matched to a label (None: no
+    rank reading); the readings are tallied per label name (see :class:`RankTally`).
+    """
     xmls = sorted(files if files is not None else folder.glob("*.xml"))
     if not xmls:
         raise CompanionError(f"{folder}: expected a rendered set (index.json) or Pascal-VOC *.xml labels, found neither")
@@ -304,11 +384,14 @@ def evaluate_voc(folder: Path, detect: Callable[[np.ndarray], list[np.ndarray]],
     seconds = []
     ious = []
     misses = []
+    ranks = RankTally()
+    rank_seconds: list[float] = []
     for xml in xmls:
         image_path = next((xml.with_suffix(s) for s in (".jpg", ".jpeg", ".png") if xml.with_suffix(s).exists()), None)
         if image_path is None:
             raise CompanionError(f"{xml}: expected an image beside the label file, found none")
-        truth = [b for _, b in voc_boxes(xml)]
+        labelled_boxes = voc_boxes(xml)
+        truth = [b for _, b in labelled_boxes]
         image = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
         if image is None:
             raise CompanionError(f"{image_path}: expected a readable image, got nothing")
@@ -323,10 +406,15 @@ def evaluate_voc(folder: Path, detect: Callable[[np.ndarray], list[np.ndarray]],
         dets_total += len(boxes)
         true_dets += len(pairs)
         ious += [scores[t, d] for t, d in pairs]
+        if read_rank is not None:
+            for t, d in pairs:
+                start = time.perf_counter()
+                ranks.add(labelled_boxes[t][0], read_rank(image, quads[d]))
+                rank_seconds.append(time.perf_counter() - start)
         if len(pairs) < len(truth) or len(boxes) > len(pairs):
             misses.append({"file": image_path.name, "labelled": len(truth), "found": len(pairs),
                            "false_positives": len(boxes) - len(pairs)})
-    return {
+    result: dict[str, Any] = {
         "kind": "pascal-voc",
         "images": len(xmls),
         "cards": labelled,
@@ -335,3 +423,9 @@ def evaluate_voc(folder: Path, detect: Callable[[np.ndarray], list[np.ndarray]],
         "ms_per_image_median": round(float(np.median(seconds)) * 1000, 1),
         "imperfect_images": misses,
     }
+    if read_rank is not None:
+        rank_json = ranks.to_json()
+        result["fields"] = rank_json["fields"]
+        result["ranks"] = rank_json["per_label"]
+        result["rank_ms_per_card_median"] = round(float(np.median(rank_seconds)) * 1000, 1) if rank_seconds else None
+    return result

@@ -2,13 +2,15 @@
 """Measure the card detector on labelled real photos (Pascal-VOC boxes).
 
 Usage: ``python scripts/eval_realdata.py DIR [--split odd|even|all] [--out OUTDIR] [--classical | --fuse]
-[--model PATH]`` (the learned segmenter path unless ``--classical``; ``--fuse`` adds the classical
+[--model PATH] [--no-ranks]`` (the learned segmenter path unless ``--classical``; ``--fuse`` adds the classical
 path's confident cards).
 
 Every ``*.jpg``/``*.png`` in DIR with a same-named ``.xml`` is read. Detections' axis-aligned
 bounding boxes are matched greedily (highest IoU first) to the labelled boxes at IoU >= 0.7.
 Prints recall, precision (all detections, and fully visible ones only), mean IoU of matches,
-per-image misses and false detections, and detection time per image. Annotated images
+per-image misses and false detections, and detection time per image. Unless ``--no-ranks``, each
+matched card's rank index is read (:class:`vision.read.playing.PlayingCardReader`, digits 9 and 10)
+and tallied per label: read as 9, as 10, abstained, confidently wrong. Annotated images
 (labels red, matched detections green, false detections blue) go to OUTDIR.
 
 The split selects files by the number in their name: ``odd`` is the tuning half, ``even`` the
@@ -31,6 +33,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from companion.evaluation import RankTally, read_playing_rank  # noqa: E402
 from vision.detect import DetectConfig, detect_cards  # noqa: E402
 from vision.errors import VisionError  # noqa: E402
 from vision.io import load_image  # noqa: E402
@@ -50,6 +53,7 @@ class ImageScore:
     ious: tuple[float, ...]
     missed: tuple[Box, ...]
     seconds: float
+    ranks: RankTally
 
 
 def read_voc(path: Path, width: int, height: int) -> list[Box]:
@@ -103,7 +107,14 @@ def number_of(path: Path) -> int | None:
     return int(found[-1]) if found else None
 
 
-def evaluate(path: Path, out_dir: Path | None, threshold: float, config: DetectConfig) -> ImageScore:
+def voc_names(path: Path) -> list[str]:
+    """Label names of a Pascal-VOC file, in the order of :func:`read_voc`'s boxes."""
+    return [obj.findtext("name", "").strip() for obj in ET.parse(path).getroot().iter("object")
+            if obj.find("bndbox") is not None]
+
+
+def evaluate(path: Path, out_dir: Path | None, threshold: float, config: DetectConfig,
+             read_ranks: bool = True) -> ImageScore:
     image = load_image(path)
     h, w = image.shape[:2]
     labels = read_voc(path.with_suffix(".xml"), w, h)
@@ -115,6 +126,11 @@ def evaluate(path: Path, out_dir: Path | None, threshold: float, config: DetectC
     matches = greedy_match(boxes, labels, threshold)
     matched_d = {i for i, _, _ in matches}
     matched_g = {j for _, j, _ in matches}
+    ranks = RankTally()
+    if read_ranks:
+        names = voc_names(path.with_suffix(".xml"))
+        for i, j, _ in matches:
+            ranks.add(names[j], read_playing_rank(image, dets[i].quad.as_array()))
     if out_dir is not None:
         canvas = image.copy()
         for g in labels:
@@ -136,6 +152,7 @@ def evaluate(path: Path, out_dir: Path | None, threshold: float, config: DetectC
         ious=tuple(v for _, _, v in matches),
         missed=tuple(g for j, g in enumerate(labels) if j not in matched_g),
         seconds=seconds,
+        ranks=ranks,
     )
 
 
@@ -148,6 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--classical", action="store_true", help="use the classical detector, not the segmenter")
     parser.add_argument("--fuse", action="store_true", help="add confident classical cards the segmenter missed")
     parser.add_argument("--model", type=Path, default=None, help="segmentation model (ONNX) instead of the shipped one")
+    parser.add_argument("--no-ranks", action="store_true", help="do not read the rank digits 9 and 10")
     args = parser.parse_args(argv)
     if not args.directory.is_dir():
         print(f"error: expected a directory of labelled images, got {args.directory}", file=sys.stderr)
@@ -169,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     scores: list[ImageScore] = []
     for path in files:
         try:
-            scores.append(evaluate(path, args.out, args.iou, config))
+            scores.append(evaluate(path, args.out, args.iou, config, not args.no_ranks))
         except VisionError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 1
@@ -194,6 +212,18 @@ def main(argv: list[str] | None = None) -> int:
     print(f"precision (visible only):   {matched_vis / vis if vis else 0:.3f} ({matched_vis}/{vis})")
     print(f"mean IoU of matches: {statistics.fmean(ious) if ious else 0:.3f}")
     print(f"time per image: mean {statistics.fmean(times):.1f} ms, median {statistics.median(times):.1f} ms, max {max(times):.1f} ms")
+    if not args.no_ranks:
+        ranks = RankTally()
+        for s in scores:
+            ranks = ranks.merged(s.ranks)
+        table = ranks.to_json()
+        print("\nrank reading of matched cards (label: cards, read 9, read 10, abstained, confident wrong):")
+        for label, row in table["per_label"].items():
+            print(f"  {label:8s} {row['cards']:3d}  9: {row['read_9']:3d}  10: {row['read_10']:3d}"
+                  f"  abstained: {row['abstained']:3d}  wrong: {row['confident_wrong']:3d}")
+        for name, f in table["fields"].items():
+            print(f"  {name:10s} cards {f['cards']}  right {f['accuracy']}  abstained {f['abstained']}"
+                  f"  confident wrong {f['confident_wrong']}")
     print(f"annotated images: {args.out}")
     return 0
 
