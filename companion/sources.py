@@ -11,6 +11,11 @@ never raises for a frame that does not come. Instead it reports its :class:`Sour
 
 A read that raises or returns garbage (None, wrong dtype or shape) counts as a failed read.
 
+Cameras and streams are read by a reader thread (``threaded=True``, what :func:`open_source`
+uses for them), so a driver read that hangs never blocks the frame loop: ``read()`` waits at
+most ``wait`` seconds, and once the device has been silent inside one read for ``stall_after``
+seconds the source reports ``LOST`` ("the camera stopped answering") until frames return.
+
 The game state lives elsewhere and is never touched by a source: when frames return after a
 drop-out, play simply goes on. Time and sleeping are injectable so tests run instantly.
 """
@@ -19,6 +24,7 @@ from __future__ import annotations
 
 import enum
 import re
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -121,6 +127,14 @@ class CaptureSource:
     the input (video file). ``open_capture`` builds the capture (``cv2.VideoCapture`` by
     default); ``clock`` gives seconds. Reopening never blocks: ``read`` returns None until the
     backoff delay has passed, then tries once.
+
+    ``threaded``: a reader thread owns the capture (opens, reads, releases, reopens it) and
+    hands frames over; ``read()`` waits at most ``wait`` seconds for one. A live source keeps
+    only the newest frame (old camera frames are worth nothing); a file keeps every frame. A
+    read that has not returned after ``stall_after`` seconds shows the source ``LOST``; the
+    frames after it put it back to ``OK``. ``close()`` stops the thread; a thread stuck in the
+    driver releases the capture itself when the driver lets go (releasing a capture while
+    another thread reads from it is not safe in OpenCV).
     """
 
     def __init__(
@@ -130,6 +144,9 @@ class CaptureSource:
         open_capture: Callable[[int | str], Capture] = _cv2_capture,
         backoff: Backoff = Backoff(),
         clock: Callable[[], float] = time.monotonic,
+        threaded: bool = False,
+        stall_after: float = 5.0,
+        wait: float = 0.2,
     ) -> None:
         self.target = target
         self.kind = kind
@@ -142,6 +159,7 @@ class CaptureSource:
         self._attempts = 0
         self._next_try = 0.0
         self._status = SourceStatus(SourceState.OK)
+        self._busy_since: float | None = None
         self._cap: Capture | None = open_capture(target)
         if not self._cap.isOpened():
             self._cap.release()
@@ -156,24 +174,65 @@ class CaptureSource:
         if kind is SourceKind.FILE and self._cap is not None and hasattr(self._cap, "get"):
             rate = float(self._cap.get(cv2.CAP_PROP_FPS) or 0.0)
             self.fps = rate if 1.0 <= rate <= 240.0 else 15.0
+        # the hand-over between the reader thread and the caller (threaded mode only)
+        self._stall_after = stall_after
+        self._wait = wait
+        self._cond = threading.Condition()
+        self._slot: tuple[np.ndarray, float] | None = None
+        self._finished = False
+        self._closed = False
+        self._stop = threading.Event()
+        self._reader: threading.Thread | None = None
+        if threaded:
+            self._reader = threading.Thread(target=self._read_forever, name=f"capture-reader {target!r}", daemon=True)
+            self._reader.start()
 
     @property
     def status(self) -> SourceStatus:
-        return self._status
+        if self._reader is None or self._closed:
+            return self._status
+        with self._cond:
+            status = self._status
+            if status.state is SourceState.ENDED and self._slot is not None:
+                return SourceStatus(SourceState.OK)  # the last frames of a file are still to be read
+        since = self._busy_since
+        if since is not None and status.state is not SourceState.ENDED and self._clock() - since > self._stall_after:
+            return SourceStatus(
+                SourceState.LOST,
+                f"the camera stopped answering (no frame for over {self._stall_after:g} s)",
+                status.attempts,
+            )
+        return status
 
     def read(self) -> Frame | None:
+        if self._reader is None:
+            image = self._grab()
+            return None if image is None else self._frame(image, self._clock())
+        with self._cond:
+            ended = self._finished and self._status.state is SourceState.ENDED
+            if self._slot is None and not ended and not self._closed:
+                self._cond.wait(self._wait)  # never a busy loop, whatever became of the reader
+            got, self._slot = self._slot, None
+            self._cond.notify_all()  # a file's reader waits for the slot to be free
+        return None if got is None or self._closed else self._frame(*got)
+
+    def _grab(self) -> np.ndarray | None:
+        """One read (or reopen attempt) of the device; updates the status; the image or None."""
         state = self._status.state
         if state is SourceState.ENDED:
             return None
         if self._cap is None:
             return self._try_reopen()
         try:
+            self._busy_since = self._clock()
             ok, image = self._cap.read()
         except Exception:  # noqa: BLE001 - a broken driver raises; treat it as a failed read
             ok, image = False, None
+        finally:
+            self._busy_since = None
         image = as_bgr(image) if ok else None
         if image is not None:
-            return self._deliver(image)
+            return self._delivered(image)
         self._failures += 1
         if not self.reconnect:
             self._release()
@@ -186,43 +245,95 @@ class CaptureSource:
             self._status = SourceStatus(SourceState.LOST, f"no frame from {self.target!r}")
         return None
 
-    def _try_reopen(self) -> Frame | None:
+    def _try_reopen(self) -> np.ndarray | None:
         now = self._clock()
         if now < self._next_try:
             return None
         self._attempts += 1
         self._status = SourceStatus(SourceState.RECONNECTING, f"reopening {self.target!r}", self._attempts)
+        cap: Capture | None = None
         try:
+            self._busy_since = now
             cap = self._open_capture(self.target)
             ok, image = cap.read() if cap.isOpened() else (False, None)
         except Exception:  # noqa: BLE001 - a device that vanished mid-open
-            self._next_try = now + self._backoff.delay(self._attempts)
-            return None
+            ok, image = False, None
+        finally:
+            self._busy_since = None
         image = as_bgr(image) if ok else None
-        if image is not None:
+        if image is not None and cap is not None:
             self._cap = cap
-            return self._deliver(image)
-        cap.release()
+            return self._delivered(image)
+        if cap is not None:
+            cap.release()
         self._next_try = now + self._backoff.delay(self._attempts)
         return None
 
-    def _deliver(self, image: Any) -> Frame:
+    def _delivered(self, image: np.ndarray) -> np.ndarray:
         self._failures = 0
         self._attempts = 0
         self._status = SourceStatus(SourceState.OK)
-        stamp = self._index / self.fps if self.fps else self._clock()
-        frame = Frame(self._index, stamp, np.asarray(image))
+        return image
+
+    def _frame(self, image: np.ndarray, stamp: float) -> Frame:
+        frame = Frame(self._index, self._index / self.fps if self.fps else stamp, np.asarray(image))
         self._index += 1
         return frame
 
+    def _read_forever(self) -> None:
+        """The reader thread: grab frames and hand them over until closed or the file ends."""
+        try:
+            while not self._stop.is_set():
+                try:
+                    image = self._grab()
+                except Exception as exc:  # noqa: BLE001 - a driver failing where nothing should fail
+                    self._cap = None
+                    self._failures = 0
+                    self._next_try = self._clock() + self._backoff.delay(0)
+                    self._status = SourceStatus(SourceState.LOST, f"camera error: {exc}")
+                    image = None
+                if image is not None:
+                    stamp = self._clock()
+                    with self._cond:
+                        while not self.reconnect and self._slot is not None and not self._stop.is_set():
+                            self._cond.wait(0.5)  # a file: every frame is read, in order
+                        self._slot = (image, stamp)
+                        self._cond.notify_all()
+                elif self._status.state is SourceState.ENDED:
+                    return
+                elif self._cap is None:  # lost: wait for the next reopen attempt
+                    self._stop.wait(min(0.5, max(0.001, self._next_try - self._clock())))
+        finally:
+            self._release()
+            with self._cond:
+                self._finished = True
+                self._cond.notify_all()
+
     def _release(self) -> None:
-        if self._cap is not None:
-            self._cap.release()
-            self._cap = None
+        cap, self._cap = self._cap, None
+        if cap is not None:
+            try:
+                cap.release()
+            except Exception:  # noqa: BLE001 - a broken driver; the handle is given up either way
+                pass
 
     def close(self) -> None:
-        self._release()
+        if self._reader is not None:
+            self._stop.set()
+            with self._cond:
+                self._closed = True
+                self._slot = None
+                self._cond.notify_all()
+            # a reader stuck in the driver cannot be joined; it releases the capture on its own
+            self._reader.join(timeout=1.0)
+        else:
+            self._release()
         self._status = SourceStatus(SourceState.ENDED, "closed")
+
+    @property
+    def reader_alive(self) -> bool:
+        """Whether the reader thread still runs (False without one)."""
+        return self._reader is not None and self._reader.is_alive()
 
 
 def as_bgr(image: Any) -> np.ndarray | None:
@@ -342,11 +453,12 @@ def classify(spec: str) -> tuple[SourceKind, int | str]:
 
 
 def open_source(spec: str, backoff: Backoff = Backoff()) -> FrameSource:
-    """Open the source ``--source`` names (see :func:`classify`)."""
+    """Open the source ``--source`` names (see :func:`classify`). Cameras and streams get a
+    reader thread, so a stalled driver never blocks the caller; files are read in its thread."""
     kind, target = classify(spec)
     if kind is SourceKind.FOLDER:
         return FolderSource(target)
-    return CaptureSource(target, kind, backoff=backoff)
+    return CaptureSource(target, kind, backoff=backoff, threaded=kind is not SourceKind.FILE)
 
 
 def frames(source: FrameSource, idle: float = 0.01, sleep: Callable[[float], None] = time.sleep) -> Iterator[Frame]:

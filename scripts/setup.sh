@@ -23,6 +23,10 @@ fi
 if [ "$with_tests" -eq 1 ] && [ ! -x /usr/bin/chromium ]; then
     need_apt+=(chromium)
 fi
+# The dashboard load test streams with curl (one process per client).
+if [ "$with_tests" -eq 1 ] && ! command -v curl >/dev/null 2>&1; then
+    need_apt+=(curl)
+fi
 if [ "${#need_apt[@]}" -gt 0 ]; then
     if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
         echo "setup: installing ${need_apt[*]} with apt-get" >&2

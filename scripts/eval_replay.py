@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Compare a replay's event log with the ground-truth log of the game that was filmed.
+
+Usage::
+
+    companion replay samples/videos/valais.mp4 --game valais --players 2 --json > /tmp/replay.json
+    python scripts/eval_replay.py /tmp/replay.json samples/videos/valais.log.json [--json]
+
+Both files have the ``simulate`` JSON shape (``{"game", "players", "events": [{"turn",
+"player", "action", "verdict"}]}``). Only moves a camera can see are compared: actions other
+than ``pause`` (a Via Gladiola pause happens in a player's hand and is entered with the Pause
+button). The two sequences of seen actions are aligned in order (longest matching blocks, as
+``difflib`` does), so a missed move costs one move, not everything after it.
+
+Reported: truth moves, moves found, matched, missed, phantom (found but not in the truth), and
+for the matched ones how many verdicts agree (same legality and the same number of cards to
+draw) and how many are attributed to the same player.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+HIDDEN_ACTIONS = frozenset({"pause"})
+
+
+@dataclass(frozen=True)
+class ReplayScore:
+    """How a replayed log compares with the truth (counts of seen moves)."""
+
+    truth_moves: int
+    found_moves: int
+    matched: int
+    missed: int
+    phantom: int
+    verdicts_equal: int
+    players_equal: int
+    missed_actions: tuple[str, ...]
+    phantom_actions: tuple[str, ...]
+
+
+def _seen(events: list[dict]) -> list[dict]:
+    return [e for e in events if e["action"].get("type") not in HIDDEN_ACTIONS]
+
+
+def _key(event: dict) -> str:
+    return json.dumps(event["action"], sort_keys=True)
+
+
+def _verdict(event: dict) -> tuple[bool, int]:
+    v = event["verdict"]
+    return bool(v["legal"]), int(v.get("draws", 0))
+
+
+def compare(found: dict, truth: dict) -> ReplayScore:
+    """Align the seen moves of ``found`` with those of ``truth`` and count the differences."""
+    if found.get("game") != truth.get("game"):
+        raise ValueError(f"expected logs of the same game, got {found.get('game')!r} and {truth.get('game')!r}")
+    got, want = _seen(found["events"]), _seen(truth["events"])
+    matcher = difflib.SequenceMatcher(a=[_key(e) for e in got], b=[_key(e) for e in want], autojunk=False)
+    pairs = [(i, j) for block in matcher.get_matching_blocks() for i, j in
+             zip(range(block.a, block.a + block.size), range(block.b, block.b + block.size))]
+    used_got = {i for i, _ in pairs}
+    used_want = {j for _, j in pairs}
+    return ReplayScore(
+        truth_moves=len(want),
+        found_moves=len(got),
+        matched=len(pairs),
+        missed=len(want) - len(pairs),
+        phantom=len(got) - len(pairs),
+        verdicts_equal=sum(_verdict(got[i]) == _verdict(want[j]) for i, j in pairs),
+        players_equal=sum(got[i]["player"] == want[j]["player"] for i, j in pairs),
+        missed_actions=tuple(_key(e) for j, e in enumerate(want) if j not in used_want),
+        phantom_actions=tuple(_key(e) for i, e in enumerate(got) if i not in used_got),
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("replay", help="the replay's JSON output")
+    parser.add_argument("truth", help="the ground-truth log (e.g. samples/videos/valais.log.json)")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    try:
+        found = json.loads(Path(args.replay).read_text())
+        truth = json.loads(Path(args.truth).read_text())
+        score = compare(found, truth)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        print(f"eval_replay: error: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(asdict(score), indent=2))
+        return 0
+    print(f"truth moves {score.truth_moves}, found {score.found_moves}: matched {score.matched}, "
+          f"missed {score.missed}, phantom {score.phantom}")
+    print(f"of the matched: verdict equal {score.verdicts_equal}, player equal {score.players_equal}")
+    for action in score.missed_actions:
+        print(f"  missed  {action}")
+    for action in score.phantom_actions:
+        print(f"  phantom {action}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

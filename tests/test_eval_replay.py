@@ -1,0 +1,79 @@
+"""The replay-against-truth comparison (scripts/eval_replay.py) on edited copies of a real log."""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "scripts" / "eval_replay.py"
+TRUTH = ROOT / "samples" / "videos" / "gladiola.log.json"
+
+
+@pytest.fixture(scope="module")
+def tool():
+    spec = importlib.util.spec_from_file_location("eval_replay", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def truth() -> dict:
+    return json.loads(TRUTH.read_text())
+
+
+def seen(log: dict) -> list[dict]:
+    return [e for e in log["events"] if e["action"]["type"] != "pause"]
+
+
+def test_the_truth_against_itself_matches_every_seen_move(tool, truth):
+    score = tool.compare(truth, truth)
+    n = len(seen(truth))
+    assert n > 10
+    assert (score.truth_moves, score.found_moves, score.matched, score.missed, score.phantom) == (n, n, n, 0, 0)
+    assert score.verdicts_equal == n and score.players_equal == n
+
+
+def test_a_missed_move_and_a_phantom_are_counted_once_each(tool, truth):
+    found = copy.deepcopy(truth)
+    walks = [i for i, e in enumerate(found["events"]) if e["action"]["type"] == "walk"]
+    dropped = found["events"].pop(walks[3])
+    phantom = copy.deepcopy(found["events"][walks[6]])
+    phantom["action"] = {"type": "walk", "card": "W99"}
+    found["events"].insert(walks[6], phantom)
+    score = tool.compare(found, truth)
+    n = len(seen(truth))
+    assert score.matched == n - 1
+    assert score.missed == 1 and score.phantom == 1
+    assert score.missed_actions == (json.dumps(dropped["action"], sort_keys=True),)
+    assert score.phantom_actions == ('{"card": "W99", "type": "walk"}',)
+
+
+def test_a_different_verdict_or_player_is_seen(tool, truth):
+    found = copy.deepcopy(truth)
+    event = seen(found)[2]
+    event["verdict"]["draws"] += 1
+    event["player"] = (event["player"] + 1) % len(found["players"])
+    score = tool.compare(found, truth)
+    n = len(seen(truth))
+    assert score.matched == n
+    assert score.verdicts_equal == n - 1 and score.players_equal == n - 1
+
+
+def test_logs_of_different_games_are_refused(tool, truth):
+    other = dict(truth, game="valais")
+    with pytest.raises(ValueError, match="same game"):
+        tool.compare(other, truth)
+
+
+def test_the_command_line_reports_a_clear_error_for_a_missing_file(tool, tmp_path, capsys):
+    assert tool.main([str(tmp_path / "nope.json"), str(TRUTH)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("eval_replay: error:") and len(err.strip().splitlines()) == 1
