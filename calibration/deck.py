@@ -11,7 +11,8 @@ Files (in the profile directory, next to ``profile.json``; ``GAME`` is ``gladiol
 
 ``deck-GAME.json``
     ``{"format": "table-companion-deck", "version": 1, "game": GAME,
-    "descriptor": {"luma": [48, 72], "chroma": [24, 36], "grid": [8, 12], "border": 0.07},
+    "descriptor": {"luma": [48, 72], "chroma": [24, 36], "grid": [8, 12], "border": 0.07,
+    "colour": "grey-world"},
     "arrays": "deck-GAME.npz", "sha256": HEX, "cards": [{"id", "kind", "value", "blisters",
     "year", "source"}, ...]}``; card ``i`` is row ``i`` of the arrays.
 ``deck-GAME.npz``
@@ -25,7 +26,15 @@ the deck's own different-looking cards (a deck of colourful pictures has larger 
 round than a deck of printed numbers), see :meth:`DeckMatcher._scale_to_deck`. Unless the
 nearest card of another look is far away (``MatchConfig.always_check``), the best card is also
 compared with it on just the pixels where the two differ, which separates cards like 28 and 29
-that share almost all of their print.
+that share almost all of their print. Each template takes part at the shift that fits the query
+best, and a blurred query (defocus or motion) is compared with the candidates as seen through
+the blur that fits it best (:func:`calibration.features.blur_kernels`); the cells that count
+as hidden are then found again against those blurred candidates, because blur leaves the print
+that tells cards apart fitting no sharp template.
+
+Verification. An answer also needs ``MatchConfig.min_print`` of the best card's own print (its
+luma energy) in cells that are not hidden: a card that is not in the deck can fit an enrolled
+one on the plain parts alone once its own print has been set aside as "hidden".
 
 Cards that look alike. Cards of the same kind, value, blisters and year form one *look*; when
 several enrolled cards share a look (two identical gladiolas), any of them may be named as the
@@ -72,7 +81,10 @@ from calibration.features import (
     LUMA_W,
     Descriptor,
     TemplateBank,
+    blur_kernels,
+    blur_luma,
     describe,
+    luma_cell_errors,
     masked_mean,
     outlier_cells,
     rotate_180,
@@ -81,7 +93,8 @@ from calibration.features import (
 DECK_FORMAT = "table-companion-deck"
 DECK_VERSION = 1
 DESCRIPTOR_PARAMS: dict[str, Any] = {"luma": [LUMA_W, LUMA_H], "chroma": [CHROMA_W, CHROMA_H],
-                                     "grid": [GRID_W, GRID_H], "border": BORDER}
+                                     "grid": [GRID_W, GRID_H], "border": BORDER,
+                                     "colour": "grey-world"}
 
 
 class DeckGame(Enum):
@@ -471,7 +484,10 @@ class MatchConfig:
     ``max_hidden``: largest fraction of outlier cells (hidden or glared) for an answer; above
     ``hidden_strict`` of them, the comparison of close looks needs ``pair_accept_hidden``;
     ``always_check``: unless the nearest other look is this many times farther than the best
-    card, the two are also compared where they differ; ``max_rivals``: most looks compared.
+    card, the two are also compared where they differ; ``max_rivals``: most looks compared;
+    ``min_print``: smallest share of the best card's print that must lie in cells that are not
+    hidden for an answer; ``pair_visible``: smallest share of the pixels where two looks differ
+    most that must be seen for their comparison to count.
     """
 
     keep: float = 0.7
@@ -483,10 +499,12 @@ class MatchConfig:
     always_check: float = 3.0
     max_rivals: int = 6
     pair_accept: float = 0.4
-    pair_pixels: float = 0.04
+    pair_pixels: float = 0.02
     max_hidden: float = 0.32
     hidden_strict: float = 0.25
     pair_accept_hidden: float = 0.6
+    min_print: float = 0.45
+    pair_visible: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -509,6 +527,11 @@ class Match:
     distance: float
 
 
+def _pixels(cells: np.ndarray) -> np.ndarray:
+    """A boolean (GRID_H * GRID_W,) cell mask as a (LUMA_H, LUMA_W) pixel mask."""
+    return np.kron(cells.reshape(GRID_H, GRID_W), np.ones((LUMA_H // GRID_H, LUMA_W // GRID_W), dtype=bool))
+
+
 class DeckMatcher:
     """Recognises rectified card crops as cards of one enrolled deck."""
 
@@ -521,6 +544,8 @@ class DeckMatcher:
         self._bank = TemplateBank(deck.luma, deck.chroma, config.chroma_weight)
         self.outlier = config.outlier
         self.reject = config.reject
+        self._kernels: tuple[np.ndarray | None, ...] = (None, *blur_kernels())
+        self._print = luma_cell_errors(np.zeros((LUMA_H, LUMA_W), np.float32), self._luma)  # (N, cells)
         self._scale_to_deck()
 
     def _scale_to_deck(self) -> None:
@@ -549,11 +574,14 @@ class DeckMatcher:
         q = describe(crop)
         return np.stack([self._dist(d)[0] for d in (q, rotate_180(q))])
 
-    def _dist(self, q: Descriptor) -> tuple[np.ndarray, np.ndarray]:
-        """Distances to every card, and the outlier cells left out."""
+    def _dist(self, q: Descriptor) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Distances to every card (each at its best shift), the outlier cells left out, the shifts."""
         cells = self._bank.cell_distances(q)
-        out = outlier_cells(cells, self.config.keep, self.outlier)
-        return masked_mean(cells, out), out
+        n, v, c = cells.shape
+        out = outlier_cells(cells.reshape(n * v, c), self.config.keep, self.outlier)
+        dist = masked_mean(cells.reshape(n * v, c), out).reshape(n, v)
+        shifts = dist.argmin(axis=1)
+        return dist[np.arange(n), shifts], out, shifts
 
     def match(self, crop: np.ndarray) -> Match | None:
         """Recognise an upright-or-upside-down rectified card crop; None when unsure or unknown."""
@@ -561,7 +589,7 @@ class DeckMatcher:
         q0 = describe(crop)
         queries = (q0, rotate_180(q0))
         found = [self._dist(q) for q in queries]
-        dist2 = np.stack([d for d, _ in found])
+        dist2 = np.stack([d for d, _, _ in found])
         orient = dist2.argmin(axis=0)
         dist = dist2.min(axis=0)
         best = int(dist.argmin())
@@ -569,6 +597,11 @@ class DeckMatcher:
         hidden = float(found[int(orient[best])][1].mean())
         if d_best > self.reject or hidden > cfg.max_hidden:
             return None
+        o = int(orient[best])
+        q, shifts = queries[o], found[o][2]
+        kernel = self._query_blur(q, self._bank.luma_images[best, shifts[best]], _pixels(~found[o][1]))
+        if self._print_seen(best, self._hidden_cells(q, [best], shifts, kernel, found[o][1])) < cfg.min_print:
+            return None  # too little of the card's own print is seen to be sure it is this card
         accept = cfg.pair_accept if hidden <= cfg.hidden_strict else cfg.pair_accept_hidden
         # The best card of every other look, nearest first.
         rivals: list[int] = []
@@ -586,14 +619,12 @@ class DeckMatcher:
         close = [best] + [r for r in rivals if float(dist[r]) < cfg.ratio * d_best][:cfg.max_rivals]
         if len(close) == 1:
             close.append(rivals[0])  # always checked where the two differ
-        q = queries[int(orient[best])]
-        cell_out = found[int(orient[best])][1].reshape(GRID_H, GRID_W)
-        usable = ~np.kron(cell_out, np.ones((LUMA_H // GRID_H, LUMA_W // GRID_W), dtype=bool))
+        usable = _pixels(~self._hidden_cells(q, close, shifts, kernel, found[o][1]))
         n = len(close)
         evidence = np.ones((n, n))
         for i in range(n):
             for j in range(i + 1, n):
-                e = self._pair_evidence(q, close[i], close[j], usable)
+                e = self._pair_evidence(q, close[i], close[j], usable, shifts, kernel)
                 evidence[i, j], evidence[j, i] = e, -e
         worst = evidence.min(axis=1)
         win = int(worst.argmax())
@@ -608,14 +639,46 @@ class DeckMatcher:
             return self._answer(winner, bool(orient[best]), fit * 0.5, float(dist[winner]), blisters_sure=False)
         return None
 
-    def _pair_evidence(self, q: Descriptor, a: int, b: int, usable: np.ndarray) -> float:
+    def _hidden_cells(self, q: Descriptor, cards: Sequence[int], shifts: np.ndarray, kernel: np.ndarray | None,
+                      sharp: np.ndarray) -> np.ndarray:
+        """Cells (boolean, grid order) where the query fits none of ``cards``.
+
+        Without blur these are the ``sharp`` outlier cells. A blurred query leaves the print that
+        tells cards apart fitting no sharp template, so the cells are found again against the
+        candidates as blurred by ``kernel``.
+        """
+        if kernel is None:
+            return sharp
+        seen = np.stack([blur_luma(self._bank.luma_images[c, shifts[c]], kernel) for c in cards])
+        return outlier_cells(luma_cell_errors(q.luma, seen), self.config.keep, self.outlier)
+
+    def _print_seen(self, card: int, hidden: np.ndarray) -> float:
+        """The share of ``card``'s print (luma energy) that lies in cells that are not ``hidden``."""
+        energy = self._print[card]
+        return float(energy[~hidden].sum() / max(float(energy.sum()), 1e-6))
+
+    def _query_blur(self, q: Descriptor, template: np.ndarray, usable: np.ndarray) -> np.ndarray | None:
+        """The blur (None: none) under which ``template`` fits the query best on ``usable`` pixels."""
+        errors = [float(((blur_luma(template, k) - q.luma)[usable] ** 2).mean()) for k in self._kernels]
+        return self._kernels[int(np.argmin(errors))]
+
+    def _pair_evidence(self, q: Descriptor, a: int, b: int, usable: np.ndarray, shifts: np.ndarray,
+                       kernel: np.ndarray | None = None) -> float:
         """In [-1, 1]: how much better ``a`` fits than ``b`` where their templates differ.
 
-        Only ``usable`` pixels (not in outlier cells) take part; 0 when none of them differ.
+        Each template is taken at the shift (index in ``shifts``) that fits the query best.
+        Only ``usable`` pixels (not in outlier cells) take part; 0 when none of them differ, or
+        when less than ``MatchConfig.pair_visible`` of the pixels where the two differ most are
+        usable (what tells them apart is hidden, and the rest would decide on noise).
         """
-        ta, tb = self._luma[a], self._luma[b]
-        diff = np.where(usable, np.abs(ta - tb), 0.0)
-        k = max(8, int(diff.size * self.config.pair_pixels))
+        ta = blur_luma(self._bank.luma_images[a, shifts[a]], kernel)
+        tb = blur_luma(self._bank.luma_images[b, shifts[b]], kernel)
+        k = max(8, int(ta.size * self.config.pair_pixels))
+        whole = np.abs(ta - tb)
+        top = whole >= np.partition(whole.ravel(), whole.size - k)[whole.size - k]
+        if float(usable[top].mean()) < self.config.pair_visible:
+            return 0.0
+        diff = np.where(usable, whole, 0.0)
         thr = np.partition(diff.ravel(), diff.size - k)[diff.size - k]
         region = diff >= max(thr, 1e-6)
         ea = float(((q.luma - ta)[region] ** 2).mean())

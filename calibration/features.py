@@ -4,20 +4,28 @@ A descriptor is computed from an upright (portrait) card crop of any size:
 
 * a thin border is cut off (it holds table pixels when a quad is a little off, and the rounded
   corners);
+* the colour channels are scaled to equal means (grey world), so that a colour cast of the light,
+  which scales the channels, cancels out on light print and dark paper alike;
 * **luma**: the Lab lightness at ``LUMA_W x LUMA_H``, high-pass filtered (a wide Gaussian is
   subtracted, which removes uneven light and vignetting) and scaled to unit standard deviation
   (which removes exposure and contrast);
 * **chroma**: Lab a/b at ``CHROMA_W x CHROMA_H`` with each channel's median subtracted (the
-  paper colour, so a colour cast of the light cancels out), in units of ``CHROMA_SCALE``.
+  paper colour), in units of ``CHROMA_SCALE``.
 
 Distances are computed per cell of a ``GRID_W x GRID_H`` grid (luma and chroma cells cover the
 same part of the card). Cells that fit no template at all (a hand, glare or a card lying over
 part of the face) are left out for every template alike, so they do not decide the outcome;
 cells that fit some templates and not others (the ones that tell cards apart) always count.
+Every template is also compared in small shifts (``SHIFTS``), so that a crop cut a millimetre
+off (in its enrollment photo, or along a bent edge at the table) still lines up with its card.
+
+Camera blur is modelled on the templates, never undone on the query: :func:`blur_kernels` lists
+defocus disks and motion streaks, and :func:`blur_luma` shows a template through one of them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -70,6 +78,15 @@ def check_crop(crop: object) -> np.ndarray:
     return crop
 
 
+def grey_world(bgr: np.ndarray) -> np.ndarray:
+    """``bgr`` with each channel scaled to the same mean: a colour cast of the light (which scales
+    the channels) cancels out, whatever the card shows."""
+    img = bgr.astype(np.float32)
+    means = img.reshape(-1, 3).mean(axis=0)
+    gains = float(means.mean()) / np.maximum(means, 1.0)
+    return np.clip(img * gains + 0.5, 0, 255).astype(np.uint8)
+
+
 def describe(crop: np.ndarray) -> Descriptor:
     """The descriptor of an upright card crop (BGR or gray uint8, portrait)."""
     bgr = check_crop(crop)
@@ -79,7 +96,7 @@ def describe(crop: np.ndarray) -> Descriptor:
     # Shrinking in two steps (area averaging, then a mild blur) keeps fine print from aliasing.
     small = cv2.resize(inner, (LUMA_W * 2, LUMA_H * 2), interpolation=cv2.INTER_AREA)
     small = cv2.resize(small, (LUMA_W, LUMA_H), interpolation=cv2.INTER_AREA)
-    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
+    lab = cv2.cvtColor(grey_world(small), cv2.COLOR_BGR2LAB).astype(np.float32)
     light = lab[:, :, 0]
     high = light - cv2.GaussianBlur(light, (0, 0), HIGHPASS_SIGMA, borderType=cv2.BORDER_REFLECT)
     high = cv2.GaussianBlur(high, (0, 0), SMOOTH_SIGMA, borderType=cv2.BORDER_REFLECT)
@@ -88,6 +105,50 @@ def describe(crop: np.ndarray) -> Descriptor:
     ab -= np.median(ab.reshape(-1, 2), axis=0)
     ab /= CHROMA_SCALE
     return Descriptor(high.astype(np.float32), ab.astype(np.float32))
+
+
+def _kernel(draw: Callable[[np.ndarray, float], object], reach: float) -> np.ndarray:
+    """A normalised blur kernel drawn at 4x size by ``draw(canvas, centre)`` and shrunk."""
+    n = int(2 * np.ceil(reach) + 1)
+    big = np.zeros((4 * n, 4 * n), np.float32)
+    draw(big, (4 * n - 1) / 2)
+    k = cv2.resize(big, (n, n), interpolation=cv2.INTER_AREA)
+    return k / k.sum()
+
+
+def _disk(radius: float) -> np.ndarray:
+    def draw(big: np.ndarray, c: float) -> None:
+        cv2.circle(big, (round(16 * c), round(16 * c)), round(64 * radius), 1.0, -1, cv2.LINE_AA, 4)
+    return _kernel(draw, radius)
+
+
+def _streak(length: float, angle_deg: float) -> np.ndarray:
+    dx, dy = 2 * length * np.cos(np.radians(angle_deg)), 2 * length * np.sin(np.radians(angle_deg))
+
+    def draw(big: np.ndarray, c: float) -> None:
+        cv2.line(big, (round(16 * (c - dx)), round(16 * (c - dy))), (round(16 * (c + dx)), round(16 * (c + dy))),
+                 1.0, 4, cv2.LINE_AA, 4)
+    return _kernel(draw, length / 2)
+
+
+BLUR_DISKS = (1.0, 2.0)
+"""Radii (luma pixels) of the defocus blurs a camera may add."""
+BLUR_STREAKS = (3.0, 5.0, 7.0)
+"""Lengths (luma pixels) of the motion streaks a camera may add, each in BLUR_ANGLES directions."""
+BLUR_ANGLES = (0.0, 45.0, 90.0, 135.0)
+
+
+def blur_kernels() -> tuple[np.ndarray, ...]:
+    """Defocus disks and motion streaks (in luma pixels) that a camera may add to a card."""
+    return tuple([_disk(r) for r in BLUR_DISKS] + [_streak(n, a) for n in BLUR_STREAKS for a in BLUR_ANGLES])
+
+
+def blur_luma(luma: np.ndarray, kernel: np.ndarray | None) -> np.ndarray:
+    """A luma descriptor as seen through ``kernel`` (None: unchanged), at its former spread."""
+    if kernel is None:
+        return luma
+    b = cv2.filter2D(luma, -1, kernel, borderType=cv2.BORDER_REFLECT)
+    return np.clip(b * (float(luma.std()) / max(float(b.std()), 1e-3)), -CLIP, CLIP)
 
 
 def rotate_180(d: Descriptor) -> Descriptor:
@@ -102,23 +163,53 @@ def _cells(a: np.ndarray, h: int, w: int) -> np.ndarray:
     return np.ascontiguousarray(a.transpose(0, 1, 3, 2, 4, 5).reshape(n, GRID_H * GRID_W, -1))
 
 
-class TemplateBank:
-    """Templates regrouped per grid cell, with precomputed energies, for fast cell distances."""
+SHIFTS = (-1.0, -0.5, 0.0, 0.5, 1.0)
+"""Shifts (luma pixels, in x and in y) under which every template is also compared, so that a card
+cut out a millimetre off (in its enrollment photo, or at the table) still lines up with itself."""
 
-    def __init__(self, luma: np.ndarray, chroma: np.ndarray, chroma_weight: float) -> None:
+
+def shifted(luma: np.ndarray, chroma: np.ndarray, dx: float, dy: float) -> tuple[np.ndarray, np.ndarray]:
+    """A descriptor's ``luma`` (H, W) and ``chroma`` (h, w, 2) moved by (dx, dy) luma pixels."""
+    if dx == 0 and dy == 0:
+        return luma, chroma
+    lm = np.float32([[1, 0, dx], [0, 1, dy]])
+    cm = np.float32([[1, 0, dx * CHROMA_W / LUMA_W], [0, 1, dy * CHROMA_H / LUMA_H]])
+    return (cv2.warpAffine(luma, lm, (luma.shape[1], luma.shape[0]), flags=cv2.INTER_LINEAR,
+                           borderMode=cv2.BORDER_REPLICATE),
+            cv2.warpAffine(chroma, cm, (chroma.shape[1], chroma.shape[0]), flags=cv2.INTER_LINEAR,
+                           borderMode=cv2.BORDER_REPLICATE))
+
+
+class TemplateBank:
+    """Templates, each also in small shifts, regrouped per grid cell for fast cell distances."""
+
+    def __init__(self, luma: np.ndarray, chroma: np.ndarray, chroma_weight: float,
+                 shifts: tuple[float, ...] = SHIFTS) -> None:
         self.chroma_weight = chroma_weight
-        self.luma = _cells(luma.astype(np.float32), LUMA_H, LUMA_W)
-        self.chroma = _cells(chroma.astype(np.float32), CHROMA_H, CHROMA_W)
+        moves = [(dx, dy) for dy in shifts for dx in shifts]
+        rows = [[shifted(luma[i].astype(np.float32), chroma[i].astype(np.float32), dx, dy) for dx, dy in moves]
+                for i in range(luma.shape[0])]
+        self.variants = len(moves)
+        self.luma_images = np.stack([[lv for lv, _ in row] for row in rows])  # (N, variants, H, W)
+        self.luma = _cells(self.luma_images.reshape(-1, LUMA_H, LUMA_W), LUMA_H, LUMA_W)
+        self.chroma = _cells(np.stack([cv for row in rows for _, cv in row]), CHROMA_H, CHROMA_W)
         self._luma_energy = (self.luma ** 2).sum(axis=2)
         self._chroma_energy = (self.chroma ** 2).sum(axis=2)
 
     def cell_distances(self, query: Descriptor) -> np.ndarray:
-        """Mean squared differences per grid cell between ``query`` and every template: (N, cells)."""
+        """Mean squared differences per grid cell to every template in every shift: (N, shifts, cells)."""
         ql = _cells(query.luma[None], LUMA_H, LUMA_W)[0]
         qc = _cells(query.chroma[None], CHROMA_H, CHROMA_W)[0]
         dl = self._luma_energy - 2 * np.einsum("ncp,cp->nc", self.luma, ql) + (ql ** 2).sum(axis=1)
         dc = self._chroma_energy - 2 * np.einsum("ncp,cp->nc", self.chroma, qc) + (qc ** 2).sum(axis=1)
-        return np.maximum(dl, 0) / ql.shape[1] + self.chroma_weight * np.maximum(dc, 0) / (qc.shape[1] / 2)
+        cells = np.maximum(dl, 0) / ql.shape[1] + self.chroma_weight * np.maximum(dc, 0) / (qc.shape[1] / 2)
+        return cells.reshape(-1, self.variants, cells.shape[1])
+
+
+def luma_cell_errors(query: np.ndarray, templates: np.ndarray) -> np.ndarray:
+    """Mean squared luma differences per grid cell between a query (H, W) and templates (N, H, W)."""
+    diff = templates.astype(np.float32) - query[None].astype(np.float32)
+    return (_cells(diff, LUMA_H, LUMA_W) ** 2).mean(axis=2)
 
 
 def outlier_cells(cells: np.ndarray, keep: float, floor: float) -> np.ndarray:

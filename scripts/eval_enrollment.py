@@ -12,7 +12,8 @@
 3. Recognition: hard scenes from render_scene with random conditions (perspective, lens
    distortion, blur, noise, JPEG, glare, hands, overlapping cards, coloured light). Each card is
    cut out with its ground-truth quad and matched. Reported per visibility bucket: answered,
-   abstained, value and blister accuracy of answers, confident-wrong answers, match time.
+   abstained, value and blister accuracy over all cards (``value_of_all``, ``blisters_of_all``:
+   an abstention counts as a miss) and over the answers, confident-wrong answers, match time.
 
 The custom faces reach the renderer by replacing ``samples.render.scene._face_at`` inside this
 process only (the renderer itself is unchanged).
@@ -227,7 +228,9 @@ class Tally:
 
     def to_json(self) -> dict[str, object]:
         a = max(1, self.answered)
+        n = max(1, self.n)
         return {"cards": self.n, "answered": self.answered, "abstained": self.n - self.answered,
+                "value_of_all": round(self.value_ok / n, 4), "blisters_of_all": round(self.blisters_ok / n, 4),
                 "value_accuracy": round(self.value_ok / a, 4),
                 "blister_answers": self.blisters_answered,
                 "blister_accuracy": round(self.blisters_ok / max(1, self.blisters_answered), 4),

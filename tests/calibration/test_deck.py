@@ -21,6 +21,7 @@ from calibration.deck import (
 )
 from calibration.enroll_photo import choose_quad, locate_card, plain_background_quad
 from calibration.errors import CalibrationError
+from calibration.features import blur_kernels, blur_luma, describe
 from companion.cli import main
 
 W, H = 180, 276
@@ -381,3 +382,63 @@ def test_photo_without_a_card_is_an_error():
         locate_card(np.full((300, 500, 3), 128, np.uint8))
     scan = cv2.resize(face(LABELS[0]), (120, 184))
     assert locate_card(scan).shape == (368, 240, 3)
+
+
+# --------------------------------------------------------------------------------------------
+# Hard views: a crop cut a little off, coloured light, camera blur
+
+
+def _moved(img: np.ndarray, dx: float, dy: float) -> np.ndarray:
+    return cv2.warpAffine(img, np.float32([[1, 0, dx], [0, 1, dy]]), (img.shape[1], img.shape[0]),
+                          borderMode=cv2.BORDER_REPLICATE)
+
+
+@pytest.mark.parametrize("dx, dy", [(3, 0), (0, 3), (-3, 2)])
+def test_enrollment_crop_cut_a_little_off_still_matches(dx, dy):
+    """W33's enrollment crop is about a millimetre off; its camera views still match it in both orientations."""
+    cards = [(lab, _moved(face(lab), dx, dy) if lab.identity == "W33" else face(lab)) for lab in LABELS]
+    shifted = DeckMatcher(enroll(DeckGame.GLADIOLA, cards))
+    for seed in range(4):
+        m = shifted.match(camera_view(face(LABELS[3]), seed=seed, turned=bool(seed % 2)))
+        assert m is not None and m.identity == "W33" and m.flipped is bool(seed % 2)
+
+
+@pytest.mark.parametrize("gains", [(0.7, 0.85, 1.0), (1.0, 0.9, 0.75)])
+def test_colour_cast_of_the_light_cancels_out(gains):
+    card = face(LABELS[3])
+    cast = np.clip(card * np.array(gains), 0, 255).astype(np.uint8)
+    plain, tinted = describe(card), describe(cast)
+    assert float(np.abs(plain.chroma - tinted.chroma).mean()) < 0.08
+    assert float(np.abs(plain.luma - tinted.luma).mean()) < 0.05
+
+
+def _streak(length: int, angle: float) -> np.ndarray:
+    kernel = np.zeros((length, length), np.float32)
+    c = length // 2
+    dx, dy = np.cos(np.radians(angle)) * c, np.sin(np.radians(angle)) * c
+    cv2.line(kernel, (round(c - dx), round(c - dy)), (round(c + dx), round(c + dy)), 1.0, 1, cv2.LINE_AA)
+    return kernel / kernel.sum()
+
+
+@pytest.mark.parametrize("index", [1, 2, 5, 6])
+@pytest.mark.parametrize("length, angle", [(9, 0), (11, 90), (13, 30)])
+def test_motion_blurred_cards_are_recognised(matcher, index, length, angle):
+    label = LABELS[index]
+    view = cv2.filter2D(camera_view(face(label), seed=index, turned=False), -1, _streak(length, angle))
+    m = matcher.match(view)
+    assert m is not None
+    assert (m.kind, m.value, m.blisters) == (label.kind, label.value, label.blisters)
+
+
+def test_blur_kernels_are_normalised_and_centred():
+    kernels = blur_kernels()
+    assert len(kernels) >= 6
+    for kernel in kernels:
+        assert kernel.sum() == pytest.approx(1.0, abs=1e-5)
+        ys, xs = np.mgrid[0:kernel.shape[0], 0:kernel.shape[1]]
+        centre = (kernel.shape[1] - 1) / 2
+        assert abs(float((kernel * xs).sum()) - centre) < 0.25 and abs(float((kernel * ys).sum()) - centre) < 0.25
+    luma = describe(face(LABELS[0])).luma
+    assert blur_luma(luma, None) is luma
+    soft = blur_luma(luma, kernels[-1])
+    assert soft.std() == pytest.approx(luma.std(), rel=0.1) and not np.allclose(soft, luma)
