@@ -319,6 +319,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--classical", action="store_true", help="use the classical detector, not the segmenter")
     parser.add_argument("--fuse", action="store_true", help="add confident classical cards the segmenter missed")
     parser.add_argument("--model", type=Path, default=None, help="segmentation model (ONNX) instead of the shipped one")
+    parser.add_argument("--set", action="append", default=[], metavar="FIELD=NUMBER",
+                        help="override a numeric DetectConfig field, e.g. --set seg_seed_depth=2.5 (repeatable)")
     args = parser.parse_args(argv)
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)
@@ -329,6 +331,12 @@ def main(argv: list[str] | None = None) -> int:
     config = DetectConfig(use_segmenter=not args.classical, fuse_classical=args.fuse)
     if args.model is not None:
         config = replace(config, segmenter_path=args.model)
+    for item in args.set:
+        field, _, value = item.partition("=")
+        current = getattr(config, field, None)
+        if not isinstance(current, (int, float)) or isinstance(current, bool):
+            parser.error(f"--set: expected FIELD=NUMBER for a numeric DetectConfig field, got {item!r}")
+        config = replace(config, **{field: type(current)(float(value))})
     games = [Game(g) for g in args.games]
     results: list[SceneResult] = []
     total = 0

@@ -70,8 +70,9 @@ GAMES = (Game.GLADIOLA, Game.VALAIS, Game.APPIA)
 # ----------------------------------------------------------------------------- targets
 
 
-def scene_target(seed: int, game: Game) -> tuple[np.ndarray, np.ndarray]:
-    """Render one scene; return the letterboxed network input (BGR uint8) and its class map."""
+def scene_target(seed: int, game: Game, size: tuple[int, int] = (INPUT_W, INPUT_H)) -> tuple[np.ndarray, np.ndarray]:
+    """Render one scene; return the network input letterboxed into ``size`` (width, height; BGR
+    uint8) and its class map."""
     scene = render_scene(seed, game)
     truth = scene.truth
     cond = truth.conditions
@@ -102,9 +103,9 @@ def scene_target(seed: int, game: Game) -> tuple[np.ndarray, np.ndarray]:
     if k1 > 0:
         map1, map2 = distortion_maps(width, height, k1)
         hands = cv2.remap(hands, map1, map2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
-    image, factor = letterbox(scene.image)
+    image, factor = letterbox(scene.image, size)
     # Card labels at the network's scale, painted bottom to top; tiles count as background.
-    label = np.zeros((INPUT_H, INPUT_W), np.int32)
+    label = np.zeros((size[1], size[0]), np.int32)
     for i, (quad, card) in enumerate(zip(quads, truth.cards)):
         edge = distort_points(_sample_edges(quad, 8), width, height, k1) * factor
         value = 0 if card.spec.kind is CardKind.TILE else i + 1
@@ -126,12 +127,12 @@ def classes_from_labels(label: np.ndarray) -> np.ndarray:
     return out
 
 
-def _render_chunk(args: tuple[int, int, str]) -> tuple[np.ndarray, np.ndarray]:
-    first, count, _ = args
+def _render_chunk(args: tuple[int, int, tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
+    first, count, size = args
     images, targets = [], []
     for k in range(first, first + count):
         game = GAMES[k % len(GAMES)]
-        image, target = scene_target(k, game)
+        image, target = scene_target(k, game, size)
         images.append(image)
         targets.append(target)
     return np.stack(images), np.stack(targets)
@@ -143,7 +144,7 @@ def cmd_render(args: argparse.Namespace) -> None:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     chunk = 50
-    jobs = [(s, min(chunk, args.first_seed + args.scenes - s), str(out))
+    jobs = [(s, min(chunk, args.first_seed + args.scenes - s), (args.input_w, args.input_h))
             for s in range(args.first_seed, args.first_seed + args.scenes, chunk)]
     start = time.time()
     from multiprocessing import Pool
@@ -221,14 +222,23 @@ def cmd_train(args: argparse.Namespace) -> None:
     torch.set_num_threads(args.threads)
     rng = np.random.default_rng(args.seed)
     images, targets = _load(Path(args.data))
+    # The network halves the resolution four times: pad the canvas (black, background) to a
+    # multiple of 16, which is what letterboxing into the bigger canvas would have given.
+    pad_h, pad_w = -images.shape[1] % 16, -images.shape[2] % 16
+    if pad_h or pad_w:
+        images = np.pad(images, ((0, 0), (0, pad_h), (0, pad_w), (0, 0)))
+        targets = np.pad(targets, ((0, 0), (0, pad_h), (0, pad_w)))
     n = len(images)
     n_val = min(64, max(8, n // 20))
     order = rng.permutation(n)
     val_idx, train_idx = order[:n_val], order[n_val:]
-    print(f"{n} scenes ({len(train_idx)} train, {n_val} validation), input {INPUT_W}x{INPUT_H}, "
+    print(f"{n} scenes ({len(train_idx)} train, {n_val} validation), input {images.shape[2]}x{images.shape[1]}, "
           f"crops {args.crop_w}x{args.crop_h}", flush=True)
     model = build_model()
-    if args.init:
+    if args.init and args.init.endswith(".onnx"):
+        load_onnx_weights(model, Path(args.init))
+        print(f"starting from {args.init}", flush=True)
+    elif args.init:
         model.load_state_dict(torch.load(args.init))
         print(f"starting from {args.init}", flush=True)
     print(f"{sum(p.numel() for p in model.parameters())} parameters", flush=True)
@@ -240,8 +250,8 @@ def cmd_train(args: argparse.Namespace) -> None:
     def crops(idx: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
         xs, ys = [], []
         for i in idx:
-            y0 = int(rng.integers(0, INPUT_H - args.crop_h + 1))
-            x0 = int(rng.integers(0, INPUT_W - args.crop_w + 1))
+            y0 = int(rng.integers(0, images.shape[1] - args.crop_h + 1))
+            x0 = int(rng.integers(0, images.shape[2] - args.crop_w + 1))
             x = images[i, y0: y0 + args.crop_h, x0: x0 + args.crop_w].astype(np.float32) * (1 / 255)
             y = targets[i, y0: y0 + args.crop_h, x0: x0 + args.crop_w]
             if rng.random() < 0.5:
@@ -287,7 +297,7 @@ def cmd_train(args: argparse.Namespace) -> None:
             running = 0.0
             torch.save(model.state_dict(), out.with_suffix(".pt"))
     model.eval()
-    export(model, out)
+    export(model, out, (images.shape[2], images.shape[1]))
 
 
 # ----------------------------------------------------------------------------- ONNX export
@@ -338,7 +348,7 @@ def _pb_value(name: str, shape: tuple[int, ...]) -> bytes:
     return _pb_bytes(1, name) + _pb_bytes(2, _pb_bytes(1, _pb_int(1, 1) + _pb_bytes(2, dims)))
 
 
-def onnx_bytes(model) -> bytes:
+def onnx_bytes(model, size: tuple[int, int] = (INPUT_W, INPUT_H)) -> bytes:
     """The trained network as an ONNX model (opset 13) with batch norms folded into the
     convolutions and a softmax over the classes at the end. The input offset stays an explicit
     Sub: folding it into the first bias would be wrong at the zero-padded border."""
@@ -392,21 +402,92 @@ def onnx_bytes(model) -> bytes:
     nodes.append(_pb_node("Softmax", [logits], ["prob"], "softmax", axis=1))
     graph = (b"".join(_pb_bytes(1, nd) for nd in nodes) + _pb_bytes(2, "card_seg")
              + b"".join(_pb_bytes(5, t) for t in inits)
-             + _pb_bytes(11, _pb_value("image", (1, 3, INPUT_H, INPUT_W)))
-             + _pb_bytes(12, _pb_value("prob", (1, 3, INPUT_H, INPUT_W))))
+             + _pb_bytes(11, _pb_value("image", (1, 3, size[1], size[0])))
+             + _pb_bytes(12, _pb_value("prob", (1, 3, size[1], size[0]))))
     return (_pb_int(1, 7) + _pb_bytes(2, "train_card_segmenter") + _pb_bytes(7, graph)
             + _pb_bytes(8, _pb_bytes(1, "") + _pb_int(2, 13)))
 
 
-def export(model, path: Path) -> None:
-    """Write ``model`` as ONNX and check that cv2.dnn reproduces PyTorch's probabilities."""
+def _pb_fields(data: bytes):
+    """Yield (field number, wire type, value) of one protobuf message (varint and length-delimited
+    fields only, which is all that :func:`onnx_bytes` writes)."""
+    pos = 0
+    while pos < len(data):
+        key, pos = _read_varint(data, pos)
+        field, wire = key >> 3, key & 7
+        if wire == 0:
+            value, pos = _read_varint(data, pos)
+        elif wire == 2:
+            length, pos = _read_varint(data, pos)
+            value, pos = data[pos: pos + length], pos + length
+        else:
+            raise SystemExit(f"expected only varint or bytes fields in the ONNX file, got wire type {wire}")
+        yield field, wire, value
+
+
+def _read_varint(data: bytes, pos: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        byte = data[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if not byte & 0x80:
+            return value, pos
+
+
+def load_onnx_weights(model, path: Path) -> None:
+    """Start ``model`` from an ONNX file written by :func:`onnx_bytes` (batch norms were folded
+    into the convolutions there: the folded weights go into each convolution and its batch norm
+    becomes the identity plus the folded bias). Works for any input size the file was made for."""
+    import torch
+
+    graph = next(v for f, _, v in _pb_fields(Path(path).read_bytes()) if f == 7)
+    tensors: dict[str, np.ndarray] = {}
+    for field, _, value in _pb_fields(graph):
+        if field != 5:
+            continue
+        dims, name, raw = [], "", b""
+        for f, _, v in _pb_fields(value):
+            if f == 1:
+                dims.append(v)
+            elif f == 8:
+                name = v.decode()
+            elif f == 9:
+                raw = v
+        tensors[name] = np.frombuffer(raw, np.float32).reshape(dims).copy()
+    convs = sorted((int(n[1:]) for n in tensors if n[0] == "w" and n[1:].isdigit()))
+    layers = []
+    for level in model.down:
+        layers += [level[0], level[1]]
+    layers += list(model.up)
+    if len(convs) != len(layers) + 1:
+        raise SystemExit(f"expected {len(layers) + 1} convolutions in {path}, found {len(convs)}")
+    with torch.no_grad():
+        for k, seq in zip(convs, layers):
+            conv, bn = seq[0], seq[1]
+            if conv.weight.shape != tensors[f"w{k}"].shape:
+                raise SystemExit(f"expected weights of shape {tuple(conv.weight.shape)} for conv{k}, "
+                                 f"got {tensors[f'w{k}'].shape}")
+            conv.weight.copy_(torch.from_numpy(tensors[f"w{k}"]))
+            bn.weight.fill_(1.0)
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)
+            bn.bias.copy_(torch.from_numpy(tensors[f"b{k}"]))
+        model.head.weight.copy_(torch.from_numpy(tensors[f"w{convs[-1]}"]))
+        model.head.bias.copy_(torch.from_numpy(tensors[f"b{convs[-1]}"]))
+
+
+def export(model, path: Path, size: tuple[int, int] = (INPUT_W, INPUT_H)) -> None:
+    """Write ``model`` as ONNX for a fixed input ``size`` (width, height) and check that cv2.dnn
+    reproduces PyTorch's probabilities."""
     import torch
 
     model.eval()
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(onnx_bytes(model))
+    path.write_bytes(onnx_bytes(model, size))
     net = cv2.dnn.readNetFromONNX(str(path))
-    x = np.random.default_rng(0).random((1, 3, INPUT_H, INPUT_W), dtype=np.float32)
+    x = np.random.default_rng(0).random((1, 3, size[1], size[0]), dtype=np.float32)
     net.setInput(x)
     got = net.forward()
     with torch.no_grad():
@@ -422,7 +503,7 @@ def cmd_export(args: argparse.Namespace) -> None:
 
     model = build_model()
     model.load_state_dict(torch.load(args.weights))
-    export(model, Path(args.onnx))
+    export(model, Path(args.onnx), (args.input_w, args.input_h))
 
 
 def main() -> None:
@@ -445,10 +526,13 @@ def main() -> None:
     t.add_argument("--threads", type=int, default=2)
     t.add_argument("--seed", type=int, default=7)
     t.add_argument("--onnx", default="vision/models/card_seg.onnx")
-    t.add_argument("--init", default=None, help="start from these saved weights (.pt)")
+    t.add_argument("--init", default=None, help="start from these saved weights (.pt, or an .onnx file this script wrote)")
     e = sub.add_parser("export", help="export saved weights (.pt) to ONNX")
     e.add_argument("--weights", required=True)
     e.add_argument("--onnx", default="vision/models/card_seg.onnx")
+    for p in (r, e):
+        p.add_argument("--input-w", type=int, default=INPUT_W, help="network input width (default: the shipped one)")
+        p.add_argument("--input-h", type=int, default=INPUT_H, help="network input height")
     args = parser.parse_args()
     {"render": cmd_render, "train": cmd_train, "export": cmd_export}[args.cmd](args)
 

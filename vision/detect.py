@@ -2,7 +2,7 @@
 
 Two paths. When ``DetectConfig.use_segmenter`` is on and the segmentation model
 (``vision/models/card_seg.onnx``, see :mod:`vision.segment`) is present, a small network run
-with ``cv2.dnn`` labels every pixel of a 320x240 copy of the frame as table, card interior or
+with ``cv2.dnn`` labels every pixel of a 480x368 copy of the frame as table, card interior or
 card outline; each connected interior region is one card. Its convex hull is reduced to a quad,
 a region that fills its quad poorly is a partly hidden card (extended under the card lying on
 it when it is cut short along one axis), and the corners of cards in full view are refined on
