@@ -56,7 +56,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from samples.render.dataset import scene_seed  # noqa: E402
 from samples.render.scene import Scene, SceneConfig, render_scene  # noqa: E402
 from samples.render.specs import CardKind, Game  # noqa: E402
-from vision.detect import DetectConfig, detect_cards  # noqa: E402
+from vision.detect import DetectConfig, config_with, detect_cards  # noqa: E402
 from vision.types import Detection  # noqa: E402
 
 FULLY_VISIBLE = 0.97
@@ -331,12 +331,10 @@ def main(argv: list[str] | None = None) -> int:
     config = DetectConfig(use_segmenter=not args.classical, fuse_classical=args.fuse)
     if args.model is not None:
         config = replace(config, segmenter_path=args.model)
-    for item in args.set:
-        field, _, value = item.partition("=")
-        current = getattr(config, field, None)
-        if not isinstance(current, (int, float)) or isinstance(current, bool):
-            parser.error(f"--set: expected FIELD=NUMBER for a numeric DetectConfig field, got {item!r}")
-        config = replace(config, **{field: type(current)(float(value))})
+    try:
+        config = config_with(config, args.set)
+    except ValueError as exc:
+        parser.error(f"--set: {exc}")
     games = [Game(g) for g in args.games]
     results: list[SceneResult] = []
     total = 0

@@ -34,7 +34,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from companion.evaluation import RankTally, read_playing_rank  # noqa: E402
-from vision.detect import DetectConfig, detect_cards  # noqa: E402
+from vision.detect import DetectConfig, config_with, detect_cards  # noqa: E402
 from vision.errors import VisionError  # noqa: E402
 from vision.io import load_image  # noqa: E402
 from vision.types import Detection  # noqa: E402
@@ -164,6 +164,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--iou", type=float, default=0.7)
     parser.add_argument("--classical", action="store_true", help="use the classical detector, not the segmenter")
     parser.add_argument("--fuse", action="store_true", help="add confident classical cards the segmenter missed")
+    parser.add_argument("--set", action="append", default=[], metavar="FIELD=NUMBER",
+                        help="override a numeric DetectConfig field, e.g. --set seg_zoom=2 (repeatable)")
     parser.add_argument("--model", type=Path, default=None, help="segmentation model (ONNX) instead of the shipped one")
     parser.add_argument("--no-ranks", action="store_true", help="do not read the rank digits 9 and 10")
     args = parser.parse_args(argv)
@@ -182,6 +184,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     args.out.mkdir(parents=True, exist_ok=True)
     config = DetectConfig(use_segmenter=not args.classical, fuse_classical=args.fuse)
+    try:
+        config = config_with(config, args.set)
+    except ValueError as exc:
+        parser.error(f"--set: {exc}")
     if args.model is not None:
         config = replace(config, segmenter_path=args.model)
     scores: list[ImageScore] = []

@@ -37,14 +37,14 @@ Classical pipeline (all of it runs at a reduced working resolution except the co
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
 import numpy as np
 
 from vision.errors import InvalidImageError
-from vision.segment import MODEL_PATH, CardSegmenter, card_regions, load_segmenter
+from vision.segment import MODEL_PATH, CardMaps, CardSegmenter, card_regions, load_segmenter
 from vision.types import Detection, Quad
 
 
@@ -112,21 +112,46 @@ class DetectConfig:
     """Mean edge support over the uncut sides of a fully visible card."""
     min_occluded_support: float = 0.5
     """Mean edge support over the uncut sides of a partly hidden card."""
-    use_segmenter: bool = False
+    use_segmenter: bool = True
     """Find cards with the learned segmentation network when its model file exists (the classical
-    masks-and-contours path is used otherwise). Off by default for now: the shipped network is
-    better on rendered scenes but worse than the classical path on real webcam photos."""
+    masks-and-contours path is used otherwise, and for frames the network is unsure about, see
+    ``seg_max_unsure``)."""
     segmenter_path: Path = MODEL_PATH
     """The ONNX model of the segmentation network."""
     seg_visible_fill: float = 0.9
     """A segmented card whose seen pixels fill less than this share of its quad is partly hidden."""
     seg_min_score: float = 0.5
     """Smallest mean interior probability of a segmented card."""
+    seg_max_unsure: float = 0.12
+    """When more than this share of the frame's map pixels has no class above 0.8 probability,
+    the frame is unlike anything the network was trained on (real wood grain, say) and the
+    classical path runs instead (1: never). Rendered scenes have at most about 0.22 of such
+    pixels (median 0.04), the real webcam photos of playing cards on wood 0.1 to 0.67."""
+    seg_zoom: float = 2.0
+    """A partly hidden segmented piece (a pile, a fan, touching cards seen as one) is segmented
+    again from its part of the frame scaled to this many times the whole-frame scale (at most
+    the frame's own); 1 turns this off."""
+    seg_zoom_margin: float = 0.15
+    """How much the box of a piece is grown for that closer look, relative to its longer side."""
     fuse_classical: bool = False
     """Also run the classical path and add its confident, fully visible cards that no segmented
     card overlaps (helps on real photos whose look the network has not learned; costs time)."""
     fuse_min_confidence: float = 0.7
     """Smallest confidence of a classical card added by ``fuse_classical``."""
+
+
+def config_with(config: DetectConfig, assignments: list[str]) -> DetectConfig:
+    """``config`` with numeric fields set from ``FIELD=NUMBER`` strings (for tuning scripts)."""
+    for item in assignments:
+        name, _, value = item.partition("=")
+        current = getattr(config, name, None)
+        if not isinstance(current, (int, float)) or isinstance(current, bool):
+            raise ValueError(f"expected FIELD=NUMBER for a numeric DetectConfig field, got {item!r}")
+        try:
+            config = replace(config, **{name: type(current)(float(value))})
+        except ValueError:
+            raise ValueError(f"expected a number after {name}=, got {value!r}") from None
+    return config
 
 
 @dataclass(frozen=True)
@@ -150,7 +175,11 @@ def detect_cards(image: np.ndarray, config: DetectConfig = DetectConfig()) -> li
     if config.use_segmenter:
         segmenter = load_segmenter(Path(config.segmenter_path))
         if segmenter is not None:
-            found = _detect_segmented(frame, segmenter, config)
+            maps = segmenter.maps(frame)
+            if maps.unsure_share() > config.seg_max_unsure:
+                # a scene unlike the network's training (e.g. real wood grain): classical path
+                return _detect_classical(frame, config)
+            found = _detect_segmented(frame, segmenter, config, maps)
             if config.fuse_classical:
                 found = _fuse(found, _detect_classical(frame, config), config)
             return found
@@ -216,7 +245,9 @@ class _Piece:
     rect: tuple  # cv2.minAreaRect of the region's hull
 
 
-def _detect_segmented(frame: np.ndarray, segmenter: CardSegmenter, config: DetectConfig) -> list[Detection]:
+def _detect_segmented(
+    frame: np.ndarray, segmenter: CardSegmenter, config: DetectConfig, maps: CardMaps | None = None
+) -> list[Detection]:
     """Cards from the segmentation network: one quad per instance region, refined at full size.
 
     A region that fills its quad well is a card in full view. Otherwise the card is partly
@@ -224,7 +255,8 @@ def _detect_segmented(frame: np.ndarray, segmenter: CardSegmenter, config: Detec
     card lies against that end, the quad is extended under that card to the typical size.
     """
     height, width = frame.shape[:2]
-    maps = segmenter.maps(frame)
+    if maps is None:
+        maps = segmenter.maps(frame)
     factor = maps.factor
     map_area = float(maps.interior.shape[0] * maps.interior.shape[1])
     min_area = config.min_area_frac * map_area
@@ -239,23 +271,15 @@ def _detect_segmented(frame: np.ndarray, segmenter: CardSegmenter, config: Detec
     for region in regions:
         if region.area < config.min_occluded_fill * min_area or region.score < config.seg_min_score:
             continue
-        contours, _ = cv2.findContours(region.mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-        contour = max(contours, key=cv2.contourArea)
-        hull = cv2.convexHull(contour)
-        rect = cv2.minAreaRect(hull)
-        quad = _hull_to_quad(hull)
-        if quad is None or cv2.contourArea(quad.astype(np.float32)) < 0.85 * cv2.contourArea(hull):
-            quad = _clockwise(cv2.boxPoints(rect).astype(np.float64))
-        else:
-            quad = _clockwise(quad)
-            fitted = _fit_sides(contour, quad)
-            if fitted is not None:
-                quad = fitted
-        quad_area = abs(_shoelace(quad))
-        if quad_area > max_area:
+        piece = _region_piece(region)
+        if piece is None or abs(_shoelace(piece.quad)) > max_area:
             continue
-        # The outline pixels' centres lie half a pixel inside the card's edge.
-        pieces.append(_Piece(_grow(quad, 0.5), region.area / max(quad_area, 1.0), region.score, rect))
+        if piece.fill < config.seg_visible_fill and config.seg_zoom > 1:
+            closer = _zoom_piece(frame, segmenter, piece, factor, config)
+            if closer:
+                pieces.extend(p for p in closer if abs(_shoelace(p.quad)) <= max_area)
+                continue
+        pieces.append(piece)
     mh, mw = maps.interior.shape
     whole = [p for p in pieces if p.fill >= config.seg_visible_fill and _plausible_shape(p.quad, config)
              and not _touches_border(p.quad, mw, mh, 1.5)]
@@ -310,6 +334,78 @@ def _detect_segmented(frame: np.ndarray, segmenter: CardSegmenter, config: Detec
         detections.append(Detection(Quad.card_order(full), round(float(conf), 4), visible=not (occluded or cut)))
     detections.sort(key=lambda d: -d.confidence)
     return detections
+
+
+def _region_piece(region, scale: float = 1.0, offset: np.ndarray | None = None) -> _Piece | None:
+    """The quad of one segmented region (map pixels, or ``points * scale + offset``)."""
+    contours, _ = cv2.findContours(region.mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    contour = max(contours, key=cv2.contourArea)
+    hull = cv2.convexHull(contour)
+    quad = _hull_to_quad(hull)
+    rect = cv2.minAreaRect(hull)
+    if quad is None or cv2.contourArea(quad.astype(np.float32)) < 0.85 * cv2.contourArea(hull):
+        quad = _clockwise(cv2.boxPoints(rect).astype(np.float64))
+    else:
+        quad = _clockwise(quad)
+        fitted = _fit_sides(contour, quad)
+        if fitted is not None:
+            quad = fitted
+    quad_area = abs(_shoelace(quad))
+    # The outline pixels' centres lie half a pixel inside the card's edge.
+    quad = _grow(quad, 0.5)
+    fill = region.area / max(quad_area, 1.0)
+    if offset is not None:
+        quad = quad * scale + offset
+        hull = hull.reshape(-1, 2).astype(np.float64) * scale + offset
+        rect = cv2.minAreaRect(hull.astype(np.float32))
+    return _Piece(quad, fill, region.score, rect)
+
+
+def _zoom_piece(
+    frame: np.ndarray, segmenter: CardSegmenter, piece: _Piece, factor: float, config: DetectConfig
+) -> list[_Piece]:
+    """Segment a partly hidden piece again from a closer look at its part of the frame.
+
+    In the whole-frame maps the edge between a pile's top card and the cards peeking out below
+    it, or between the cards of a fan, is a pixel or two wide and often lost, so they come out
+    as one region. Here the piece's box (grown by ``seg_zoom_margin``) is scaled to ``seg_zoom``
+    times the whole-frame scale (at most the frame's own) and segmented alone. Returns the
+    pieces found there, in the whole-frame map's pixels, when at least one is a whole card;
+    otherwise nothing (the coarse piece stands)."""
+    fine = min(1.0, config.seg_zoom * factor)
+    if fine < 1.2 * factor:
+        return []
+    height, width = frame.shape[:2]
+    x0, y0 = piece.quad.min(axis=0)
+    x1, y1 = piece.quad.max(axis=0)
+    grow = config.seg_zoom_margin * max(x1 - x0, y1 - y0)
+    # whole-frame map pixels -> frame pixels, clipped to the frame
+    fx0, fy0 = max(0, int(((x0 - grow) + 0.5) / factor)), max(0, int(((y0 - grow) + 0.5) / factor))
+    fx1 = min(width, int(math.ceil(((x1 + grow) + 0.5) / factor)))
+    fy1 = min(height, int(math.ceil(((y1 + grow) + 0.5) / factor)))
+    if fx1 - fx0 < 8 or fy1 - fy0 < 8:
+        return []
+    cw, ch = round((fx1 - fx0) * fine), round((fy1 - fy0) * fine)
+    canvas = np.zeros((-(-ch // 16) * 16, -(-cw // 16) * 16, 3), np.uint8)
+    canvas[:ch, :cw] = cv2.resize(frame[fy0:fy1, fx0:fx1], (cw, ch), interpolation=cv2.INTER_AREA)
+    maps = segmenter.maps_of_canvas(canvas, (ch, cw))
+    # crop pixels -> frame pixels -> whole-frame map pixels
+    scale = factor / fine
+    offset = np.array([fx0 * factor, fy0 * factor]) + 0.5 * scale - 0.5
+    out: list[_Piece] = []
+    any_whole = False
+    crop_area = float(cw * ch)
+    for region in card_regions(maps):
+        if region.score < config.seg_min_score or region.area < 0.02 * crop_area:
+            continue
+        local = _region_piece(region)
+        if local is None:
+            continue
+        whole = (local.fill >= config.seg_visible_fill and _plausible_shape(local.quad, config)
+                 and not _touches_border(local.quad, cw, ch, 1.5))
+        any_whole = any_whole or whole
+        out.append(_region_piece(region, scale, offset))
+    return out if any_whole else []
 
 
 def _grow(quad: np.ndarray, distance: float) -> np.ndarray:

@@ -55,6 +55,12 @@ class CardMaps:
     boundary: np.ndarray
     factor: float
 
+    def unsure_share(self, sure: float = 0.8) -> float:
+        """Share of map pixels where no class reaches probability ``sure``."""
+        background = 1.0 - self.interior - self.boundary
+        top = np.maximum(np.maximum(self.interior, self.boundary), background)
+        return float((top < sure).mean()) if top.size else 0.0
+
 
 @dataclass(frozen=True, eq=False)
 class CardRegion:
@@ -72,6 +78,16 @@ class CardSegmenter:
     def __init__(self, path: Path = MODEL_PATH) -> None:
         self.path = Path(path)
         self._net = cv2.dnn.readNetFromONNX(str(self.path))
+
+    def maps_of_canvas(self, canvas: np.ndarray, used: tuple[int, int]) -> CardMaps:
+        """Run the network on a BGR canvas whose sides are multiples of 16 (any size); return
+        the maps of its top-left ``used`` (height, width) part, at the canvas's own scale."""
+        self._net.setInput(cv2.dnn.blobFromImage(canvas, 1 / 255))
+        prob = self._net.forward()
+        if prob.shape != (1, 3) + canvas.shape[:2]:
+            raise ValueError(f"expected network output (1, 3, {canvas.shape[0]}, {canvas.shape[1]}), got {prob.shape}")
+        h, w = used
+        return CardMaps(prob[0, 1, :h, :w].copy(), prob[0, 2, :h, :w].copy(), 1.0)
 
     def maps(self, image: np.ndarray) -> CardMaps:
         """Run the network on a BGR uint8 frame."""
@@ -117,8 +133,12 @@ def card_regions(maps: CardMaps, min_area: int = 12) -> list[CardRegion]:
         x1, y1 = min(core.shape[1], x + w + 2), min(core.shape[0], y + h + 2)
         own = (labels[y0:y1, x0:x1] == k).astype(np.uint8)
         grown = cv2.dilate(own, kernel) & cardish[y0:y1, x0:x1]
+        local = np.where(grown | own, 255, 0).astype(np.uint8)
+        # big dark print inside a card can read as table: a card's seen part has no holes
+        contours, _ = cv2.findContours(local, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        cv2.drawContours(local, contours, -1, 255, cv2.FILLED)
         mask = np.zeros(core.shape, np.uint8)
-        mask[y0:y1, x0:x1] = np.where(grown | own, 255, 0).astype(np.uint8)
+        mask[y0:y1, x0:x1] = local
         score = float(interior[y0:y1, x0:x1][own > 0].mean())
         regions.append(CardRegion(mask, int(np.count_nonzero(mask)), score))
     return regions

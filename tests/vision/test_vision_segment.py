@@ -19,7 +19,8 @@ from vision.segment import INPUT_H, INPUT_W, MODEL_PATH, CardMaps, card_regions,
 # Scene seeds of set 3000 lie far above the training seeds (< 500000) and apart from the tuning
 # sets (1000-1999) and the final report set (910000).
 TEST_SET = 3000
-SEGMENTER = DetectConfig(use_segmenter=True)
+SEGMENTER = DetectConfig(use_segmenter=True, seg_max_unsure=1.0)
+"""The segmenter path itself (no fallback to the classical path for unfamiliar frames)."""
 
 
 def test_model_file_is_shipped_and_small() -> None:
@@ -121,6 +122,24 @@ def test_piece_with_nothing_beside_it_is_not_extended() -> None:
     cardish[20:60, 40:76] = 1.0
     contour = np.array([[40, 20], [75, 20], [75, 59], [40, 59]], np.float32)
     assert _complete_hidden(cv2.minAreaRect(contour), cardish, (39.0, 59.0)) is None
+
+
+def test_a_frame_unlike_the_training_goes_to_the_classical_detector() -> None:
+    rng = np.random.default_rng(4)
+    img = cv2.GaussianBlur(rng.integers(0, 256, (540, 960, 3), dtype=np.uint8), (3, 3), 0)
+    paste_card(img, card_quad((480, 270), 250, 10), card_face())
+    default = DetectConfig()
+    assert load_segmenter().maps(img).unsure_share() > default.seg_max_unsure
+    classical = DetectConfig(use_segmenter=False)
+    assert detect_cards(img, default) == detect_cards(img, classical)
+
+
+@pytest.mark.parametrize("bg", ["light", "dark", "wood", "pattern", "cloth"])
+def test_a_familiar_frame_stays_with_the_segmenter(bg: str) -> None:
+    img = background(bg, 960, 540)
+    paste_card(img, card_quad((480, 270), 250, 10), card_face())
+    assert load_segmenter().maps(img).unsure_share() < DetectConfig().seg_max_unsure
+    assert detect_cards(img, DetectConfig()) == detect_cards(img, SEGMENTER)
 
 
 def test_missing_model_falls_back_to_the_classical_detector(tmp_path: Path) -> None:
