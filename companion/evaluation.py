@@ -180,7 +180,8 @@ class RenderedEval:
                 for name, values in sorted(self.per_condition.items())
             },
             "confusion": {f"{t}->{r}": n for (t, r), n in sorted(self.confusion.items())},
-            "failures": self.failures[:50],
+            # confidently wrong readings first (they matter most), then misses and abstentions
+            "failures": sorted(self.failures, key=lambda f: f.get("read") is None)[:50],
         }
 
 
