@@ -133,6 +133,9 @@ class DetectConfig:
     the frame's own); 1 turns this off."""
     seg_zoom_margin: float = 0.15
     """How much the box of a piece is grown for that closer look, relative to its longer side."""
+    seg_split_area: float = 1.6
+    """A whole-looking segmented card bigger than this many times the median whole card of the
+    frame (3 or more of them) is looked at closer, and split when that shows two cards or more."""
     fuse_classical: bool = False
     """Also run the classical path and add its confident, fully visible cards that no segmented
     card overlaps (helps on real photos whose look the network has not learned; costs time)."""
@@ -281,8 +284,21 @@ def _detect_segmented(
                 continue
         pieces.append(piece)
     mh, mw = maps.interior.shape
-    whole = [p for p in pieces if p.fill >= config.seg_visible_fill and _plausible_shape(p.quad, config)
-             and not _touches_border(p.quad, mw, mh, 1.5)]
+
+    def is_whole(p: _Piece) -> bool:
+        return p.fill >= config.seg_visible_fill and _plausible_shape(p.quad, config) and not _touches_border(p.quad, mw, mh, 1.5)
+
+    whole = [p for p in pieces if is_whole(p)]
+    if config.seg_zoom > 1 and len(whole) >= 3:
+        # Two cards touching along their long sides make a region of almost a card's shape but
+        # twice a card's area: look closer, and take the split when it gives two or more cards.
+        median_area = float(np.median([abs(_shoelace(p.quad)) for p in whole]))
+        for big in [p for p in whole if abs(_shoelace(p.quad)) > config.seg_split_area * median_area]:
+            closer = _zoom_piece(frame, segmenter, big, factor, config, min_whole=2)
+            if closer:
+                pieces = [p for p in pieces if p is not big]
+                pieces.extend(p for p in closer if abs(_shoelace(p.quad)) <= max_area)
+        whole = [p for p in pieces if is_whole(p)]
     typical = None
     if whole:
         dims = np.array([sorted(p.rect[1]) for p in whole])
@@ -362,7 +378,8 @@ def _region_piece(region, scale: float = 1.0, offset: np.ndarray | None = None) 
 
 
 def _zoom_piece(
-    frame: np.ndarray, segmenter: CardSegmenter, piece: _Piece, factor: float, config: DetectConfig
+    frame: np.ndarray, segmenter: CardSegmenter, piece: _Piece, factor: float, config: DetectConfig,
+    min_whole: int = 1,
 ) -> list[_Piece]:
     """Segment a partly hidden piece again from a closer look at its part of the frame.
 
@@ -370,8 +387,8 @@ def _zoom_piece(
     it, or between the cards of a fan, is a pixel or two wide and often lost, so they come out
     as one region. Here the piece's box (grown by ``seg_zoom_margin``) is scaled to ``seg_zoom``
     times the whole-frame scale (at most the frame's own) and segmented alone. Returns the
-    pieces found there, in the whole-frame map's pixels, when at least one is a whole card;
-    otherwise nothing (the coarse piece stands)."""
+    pieces found there, in the whole-frame map's pixels, when at least ``min_whole`` of them are
+    whole cards; otherwise nothing (the coarse piece stands)."""
     fine = min(1.0, config.seg_zoom * factor)
     if fine < 1.2 * factor:
         return []
@@ -393,7 +410,7 @@ def _zoom_piece(
     scale = factor / fine
     offset = np.array([fx0 * factor, fy0 * factor]) + 0.5 * scale - 0.5
     out: list[_Piece] = []
-    any_whole = False
+    n_whole = 0
     crop_area = float(cw * ch)
     for region in card_regions(maps):
         if region.score < config.seg_min_score or region.area < 0.02 * crop_area:
@@ -403,9 +420,9 @@ def _zoom_piece(
             continue
         whole = (local.fill >= config.seg_visible_fill and _plausible_shape(local.quad, config)
                  and not _touches_border(local.quad, cw, ch, 1.5))
-        any_whole = any_whole or whole
+        n_whole += int(whole)
         out.append(_region_piece(region, scale, offset))
-    return out if any_whole else []
+    return out if n_whole >= min_whole else []
 
 
 def _grow(quad: np.ndarray, distance: float) -> np.ndarray:

@@ -182,3 +182,24 @@ def test_rendered_scene_cards_found_with_small_corner_error(index: int, game: Ga
 @pytest.mark.parametrize("bg", ["light", "dark", "wood", "pattern", "cloth"])
 def test_empty_table_gives_no_segmented_cards(bg: str) -> None:
     assert detect_cards(background(bg, seed=11), SEGMENTER) == []
+
+
+def _found_whole_cards(scene, config: DetectConfig) -> tuple[int, int]:
+    from companion.evaluation import greedy_match, quad_iou
+
+    dets = detect_cards(scene.image, config)
+    cards = [c for c in scene.truth.cards if c.spec.kind is not CardKind.TILE and c.visible_fraction > 0.97]
+    scores = np.array([[quad_iou(np.array(c.corners), d.quad.as_array()) for d in dets] for c in cards])
+    return len(greedy_match(scores, 0.7)), len(cards)
+
+
+@pytest.mark.parametrize(("index", "game"), [(0, Game.GLADIOLA), (17, Game.VALAIS)])
+def test_two_cards_touching_along_their_long_sides_are_split(index: int, game: Game) -> None:
+    """Side by side, two cards make a region of a card's shape and twice its area; the closer
+    look splits it (without it, such pairs come out as one card)."""
+    config = SceneConfig(resolution=(1280, 720), layout=LayoutKind.TOUCHING, hands=0, degrade=False, tilt_deg=15.0)
+    scene = render_scene(scene_seed(TEST_SET, index), game, config)
+    found, total = _found_whole_cards(scene, DetectConfig())
+    assert total >= 4 and found == total
+    unsplit, _ = _found_whole_cards(scene, DetectConfig(seg_split_area=100.0))
+    assert unsplit <= total - 2
