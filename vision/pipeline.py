@@ -35,6 +35,9 @@ class PipelineConfig:
     ``deck``: values and kinds the cards in play can hold; ``tesseract``: use the fallback;
     ``cache_px``: largest corner shift (pixels) for a cached reading to be reused;
     ``cache_diff``: largest mean absolute thumbnail difference (gray levels) for reuse;
+    ``reuse_diff``: when no pixel of an eighth-size gray copy of the frame changed by more than
+    this many gray levels since the last frame, that frame's detections are used again (a still
+    table costs no detection; 0 turns this off);
     ``keep_images``: attach the rectified crop to each observation;
     ``known_cards``: recognises a rectified crop as a card of the user's enrolled deck (returns a
     reading, or None when unsure); tried before the zero-shot readers.
@@ -47,6 +50,7 @@ class PipelineConfig:
     cache_px: float = 4.0
     cache_diff: float = 12.0
     cache_size: int = 64
+    reuse_diff: float = 6.0
     keep_images: bool = False
     known_cards: Callable[[np.ndarray], CardReading | None] | None = None
 
@@ -81,12 +85,30 @@ class CardReader:
         """How many crops the enrolled deck recognised (no zero-shot reading needed)."""
         self.ocr_calls = 0
         """How many Tesseract calls were made so far."""
+        self.detections_reused = 0
+        """How many frames used the previous frame's detections (nothing changed)."""
+        self._last: tuple[np.ndarray, list[Detection]] | None = None
 
     def read_frame(self, image: np.ndarray) -> FrameResult:
         """Detect and read every card in a BGR frame."""
         if not isinstance(image, np.ndarray) or image.ndim not in (2, 3) or image.size == 0:
             raise InvalidImageError(f"expected a non-empty image array, got {getattr(image, 'shape', type(image))}")
-        return self.read_detections(image, detect_cards(image, self.config.detect))
+        return self.read_detections(image, self._detect(image))
+
+    def _detect(self, image: np.ndarray) -> list[Detection]:
+        """Detections of ``image``, reused from the last frame when nothing visibly changed."""
+        if self.config.reuse_diff <= 0:
+            return detect_cards(image, self.config.detect)
+        h, w = image.shape[:2]
+        gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        small = cv2.resize(gray, (max(1, w // 8), max(1, h // 8)), interpolation=cv2.INTER_AREA).astype(np.int16)
+        last = self._last
+        if last is not None and last[0].shape == small.shape and int(np.abs(last[0] - small).max()) <= self.config.reuse_diff:
+            self.detections_reused += 1
+            return last[1]
+        detections = detect_cards(image, self.config.detect)
+        self._last = (small, detections)
+        return detections
 
     def read_detections(self, image: np.ndarray, detections: Sequence[Detection]) -> FrameResult:
         """Read the cards at given detections (e.g. quads kept by a tracker)."""
@@ -138,8 +160,9 @@ class CardReader:
         return FrameResult(w, h, tuple(observations))
 
     def reset(self) -> None:
-        """Forget every cached reading (the next frame shows another scene)."""
+        """Forget every cached reading and detection (the next frame shows another scene)."""
         self._cache.clear()
+        self._last = None
 
     def read_crop(self, crop: np.ndarray) -> CardReading:
         """Read one rectified card crop (no cache, no fallback)."""

@@ -29,3 +29,50 @@ def test_steady_frame_reads_nothing_new_and_confident_fields_are_right() -> None
     payload = first.to_json()
     assert payload["image"] == {"width": 960, "height": 540}
     assert len(payload["cards"]) == len(dets)
+
+
+def _counting_detector(monkeypatch) -> list[int]:
+    import vision.pipeline as pipeline
+
+    calls: list[int] = []
+    real = pipeline.detect_cards
+
+    def counted(image, config):
+        calls.append(1)
+        return real(image, config)
+
+    monkeypatch.setattr(pipeline, "detect_cards", counted)
+    return calls
+
+
+def test_a_still_table_is_detected_once_and_a_moved_card_again(monkeypatch) -> None:
+    calls = _counting_detector(monkeypatch)
+    scene = render_scene(5, Game.GLADIOLA, SceneConfig(resolution=(960, 540), degrade=False,
+                                                       layout=LayoutKind.SCATTERED, hands=0))
+    reader = CardReader(PipelineConfig(deck=Deck.for_game("gladiola"), tesseract=False))
+    rng = np.random.default_rng(0)
+    first = reader.read_frame(scene.image)
+    # sensor noise of a few gray levels: the same table
+    noisy = np.clip(scene.image.astype(np.int16) + rng.integers(-3, 4, scene.image.shape), 0, 255).astype(np.uint8)
+    again = reader.read_frame(noisy)
+    assert len(calls) == 1 and reader.detections_reused == 1
+    assert [o.quad for o in again.observations] == [o.quad for o in first.observations]
+    # a card slides by 12 pixels: the frame is detected afresh
+    moved = scene.image.copy()
+    assert first.observations
+    x0, y0, x1, y1 = (int(v) for v in first.observations[0].quad.bbox())
+    moved[y0:y1, x0 + 12:x1 + 12] = scene.image[y0:y1, x0:x1][:, : max(0, min(x1, moved.shape[1] - 12) - x0)]
+    reader.read_frame(moved)
+    assert len(calls) == 2
+    reader.reset()
+    reader.read_frame(moved)
+    assert len(calls) == 3
+
+
+def test_reuse_can_be_turned_off(monkeypatch) -> None:
+    calls = _counting_detector(monkeypatch)
+    image = render_scene(6, Game.VALAIS, SceneConfig(resolution=(640, 480), degrade=False, hands=0)).image
+    reader = CardReader(PipelineConfig(tesseract=False, reuse_diff=0))
+    reader.read_frame(image)
+    reader.read_frame(image)
+    assert len(calls) == 2 and reader.detections_reused == 0
