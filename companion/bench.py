@@ -99,7 +99,13 @@ def bench(runs: int = 5, frames: int = 30, baseline_frames: int = 3, progress: b
         seen.append(len(reader.read_frame(noisy[i % len(noisy)]).observations))
 
     steady_t = _time("steady", frames, steady)
-    out["steady_frame_720p_10_cards"] = {**steady_t.to_json(), "cards_seen_median": statistics.median(seen)}
+    out["steady_frame_720p_10_cards"] = {**steady_t.to_json(), "cards_seen_median": statistics.median(seen),
+                                         "detections_reused": reader.detections_reused}
+    # the same frames when every frame is detected afresh (as while something moves)
+    redetect = CardReader(PipelineConfig(deck=Deck.for_game("gladiola"), reuse_diff=0))
+    redetect.read_frame(base)
+    out["steady_frame_720p_10_cards_detected_each_frame"] = _time(
+        "steady, detected each frame", frames, lambda i: redetect.read_frame(noisy[i % len(noisy)])).to_json()
     out["detect_only_720p"] = _time("detect", frames, lambda i: detect_cards(noisy[i % len(noisy)])).to_json()
 
     import pytesseract
