@@ -4,7 +4,8 @@
 Usage::
 
     companion replay samples/videos/valais.mp4 --game valais --players 2 --json > /tmp/replay.json
-    python scripts/eval_replay.py /tmp/replay.json samples/videos/valais.log.json [--json]
+    python scripts/eval_replay.py /tmp/replay.json samples/videos/valais.log.json \
+        [--frames samples/videos/valais.truth.json.gz] [--json]
 
 Both files have the ``simulate`` JSON shape (``{"game", "players", "events": [{"turn",
 "player", "action", "verdict"}]}``). Only moves a camera can see are compared: actions other
@@ -14,13 +15,16 @@ button). The two sequences of seen actions are aligned in order (longest matchin
 
 Reported: truth moves, moves found, matched, missed, phantom (found but not in the truth), and
 for the matched ones how many verdicts agree (same legality and the same number of cards to
-draw) and how many are attributed to the same player.
+draw) and how many are attributed to the same player. With ``--frames`` (the video's per-frame
+truth, which holds the frame where each filmed move's card came to rest) also the latency from
+that frame to the frame where the replay announced the move, for the matched moves.
 """
 
 from __future__ import annotations
 
 import argparse
 import difflib
+import gzip
 import json
 import sys
 from dataclasses import asdict, dataclass
@@ -42,6 +46,9 @@ class ReplayScore:
     players_equal: int
     missed_actions: tuple[str, ...]
     phantom_actions: tuple[str, ...]
+    latency_frames: tuple[int, ...] = ()
+    """Per matched move with a known rest frame: announce frame minus rest frame."""
+    fps: float | None = None
 
 
 def _seen(events: list[dict]) -> list[dict]:
@@ -57,8 +64,9 @@ def _verdict(event: dict) -> tuple[bool, int]:
     return bool(v["legal"]), int(v.get("draws", 0))
 
 
-def compare(found: dict, truth: dict) -> ReplayScore:
-    """Align the seen moves of ``found`` with those of ``truth`` and count the differences."""
+def compare(found: dict, truth: dict, frames: dict | None = None) -> ReplayScore:
+    """Align the seen moves of ``found`` with those of ``truth`` and count the differences;
+    ``frames`` (a video's per-frame truth) adds the latency of each matched move."""
     if found.get("game") != truth.get("game"):
         raise ValueError(f"expected logs of the same game, got {found.get('game')!r} and {truth.get('game')!r}")
     got, want = _seen(found["events"]), _seen(truth["events"])
@@ -67,7 +75,16 @@ def compare(found: dict, truth: dict) -> ReplayScore:
              zip(range(block.a, block.a + block.size), range(block.b, block.b + block.size))]
     used_got = {i for i, _ in pairs}
     used_want = {j for _, j in pairs}
+    latency: list[int] = []
+    if frames is not None:
+        settle = {e["turn"]: e.get("settle_frame") for e in frames["events"]}
+        for i, j in sorted(pairs):
+            rest = settle.get(want[j]["turn"])
+            if rest is not None and "frame" in got[i]:
+                latency.append(int(got[i]["frame"]) - int(rest))
     return ReplayScore(
+        latency_frames=tuple(latency),
+        fps=float(frames["video"]["fps"]) if frames is not None else None,
         truth_moves=len(want),
         found_moves=len(got),
         matched=len(pairs),
@@ -84,13 +101,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("replay", help="the replay's JSON output")
     parser.add_argument("truth", help="the ground-truth log (e.g. samples/videos/valais.log.json)")
+    parser.add_argument("--frames", help="the video's per-frame truth (e.g. samples/videos/valais.truth.json.gz)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     try:
         found = json.loads(Path(args.replay).read_text())
         truth = json.loads(Path(args.truth).read_text())
-        score = compare(found, truth)
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+        frames = json.loads(gzip.decompress(Path(args.frames).read_bytes())) if args.frames else None
+        score = compare(found, truth, frames)
+    except (OSError, ValueError, KeyError, TypeError, EOFError, gzip.BadGzipFile) as exc:
         print(f"eval_replay: error: {exc}", file=sys.stderr)
         return 2
     if args.json:
@@ -99,6 +118,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"truth moves {score.truth_moves}, found {score.found_moves}: matched {score.matched}, "
           f"missed {score.missed}, phantom {score.phantom}")
     print(f"of the matched: verdict equal {score.verdicts_equal}, player equal {score.players_equal}")
+    if score.latency_frames and score.fps:
+        lat = sorted(score.latency_frames)
+        median = lat[len(lat) // 2] if len(lat) % 2 else (lat[len(lat) // 2 - 1] + lat[len(lat) // 2]) / 2
+        print(f"latency from rest to verdict ({len(lat)} moves): median {median} frames = {median / score.fps:.2f} s, "
+              f"max {lat[-1]} frames = {lat[-1] / score.fps:.2f} s at {score.fps:g} fps")
     for action in score.missed_actions:
         print(f"  missed  {action}")
     for action in score.phantom_actions:

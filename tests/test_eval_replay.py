@@ -77,3 +77,16 @@ def test_the_command_line_reports_a_clear_error_for_a_missing_file(tool, tmp_pat
     assert tool.main([str(tmp_path / "nope.json"), str(TRUTH)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("eval_replay: error:") and len(err.strip().splitlines()) == 1
+
+
+def test_latency_is_announce_frame_minus_rest_frame(tool, truth):
+    found = copy.deepcopy(truth)
+    frames = {"video": {"fps": 10}, "events": []}
+    for k, event in enumerate(found["events"]):
+        if event["action"]["type"] != "pause":
+            frames["events"].append({"turn": event["turn"], "settle_frame": 100 * k})
+            event["frame"] = 100 * k + (k % 3)
+    score = tool.compare(found, truth, frames)
+    seen_turns = [k for k, e in enumerate(found["events"]) if e["action"]["type"] != "pause"]
+    assert score.latency_frames == tuple(k % 3 for k in seen_turns)
+    assert score.fps == 10.0
