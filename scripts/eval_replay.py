@@ -24,13 +24,18 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import functools
 import gzip
 import json
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-HIDDEN_ACTIONS = frozenset({"pause"})
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+HIDDEN_ACTIONS = frozenset({"pause", "remove"})
+"""Not compared: a pause happens in a hand; ``remove`` is the camera's record of a wrong card
+taken off the row, which the game's own log does not list as a move."""
 
 
 @dataclass(frozen=True)
@@ -56,7 +61,25 @@ def _seen(events: list[dict]) -> list[dict]:
 
 
 def _key(event: dict) -> str:
-    return json.dumps(event["action"], sort_keys=True)
+    """What identifies a move on camera. Valais*Wallis: the camera sees a date side, not a card
+    id, so a ``place`` (card id) and a ``place-seen`` (date) compare by year and position."""
+    action = event["action"]
+    if action.get("type") == "place":
+        card = _valais_catalogue().card(int(action["card"]))
+        seen = str(card.joker.value) if card.joker is not None else str(card.date.year)
+        return json.dumps({"type": "place", "seen": seen, "position": action["position"]}, sort_keys=True)
+    if action.get("type") == "place-seen":
+        card = action["card"]
+        seen = str(card["joker"]) if card.get("joker") else str(card["date"])[:4]
+        return json.dumps({"type": "place", "seen": seen, "position": action["position"]}, sort_keys=True)
+    return json.dumps(action, sort_keys=True)
+
+
+@functools.lru_cache(maxsize=1)
+def _valais_catalogue():
+    from companion.games.valais import load_catalogue
+
+    return load_catalogue()
 
 
 def _verdict(event: dict) -> tuple[bool, int]:

@@ -90,3 +90,23 @@ def test_latency_is_announce_frame_minus_rest_frame(tool, truth):
     seen_turns = [k for k, e in enumerate(found["events"]) if e["action"]["type"] != "pause"]
     assert score.latency_frames == tuple(k % 3 for k in seen_turns)
     assert score.fps == 10.0
+
+
+def test_valais_places_compare_by_the_seen_year_and_position(tool):
+    from companion.games.valais import load_catalogue
+
+    truth = json.loads((ROOT / "samples" / "videos" / "valais.log.json").read_text())
+    catalogue = load_catalogue()
+    found = copy.deepcopy(truth)
+    places = [e for e in found["events"] if e["action"]["type"] == "place"]
+    assert len(places) > 5
+    for event in places:
+        card = catalogue.card(event["action"]["card"])
+        event["action"] = {"type": "place-seen", "position": event["action"]["position"],
+                           "card": {"id": 1000000 + card.card_id, "date": str(card.date.year), "joker": None}}
+    found["events"].insert(3, {"turn": 0, "player": 0, "action": {"type": "remove", "index": 2},
+                               "verdict": {"legal": True, "draws": 0}})
+    places[1]["action"]["position"] += 1  # seen at another place in the row: not the same move
+    score = tool.compare(found, truth)
+    n = len(seen(truth))
+    assert (score.matched, score.missed, score.phantom) == (n - 1, 1, 1)
