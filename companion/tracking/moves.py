@@ -324,6 +324,7 @@ class ValaisMoves:
             return Outcome()
         if self._zones.zones and not self._zones.holds(ZoneKind.ROW, card.quad):
             return Outcome()
+        card, tid = self._unshift(card)
         seen, notes = self._seen(card.reading.date)
         order = self._ordered(card)
         before = order[: order.index(tid)]
@@ -340,6 +341,37 @@ class ValaisMoves:
         if not self._zones.zones:
             self._refresh_zone()
         return Outcome((Conclusion(valais.PlaceSeen(seen, position), event.evidence),), notes)
+
+    def _unshift(self, card: SettledCard) -> tuple[SettledCard, int]:
+        """The card really placed when ``card`` appeared in the row.
+
+        Putting a card into the row pushes the cards beside it along, and the tracker, which
+        follows cards by where they lie, then sees a row position change its date and a "new"
+        card at the end of the shifted run showing a date the row already had. When the new
+        card's date and the changed positions' readings are exactly the accepted dates of those
+        positions plus one more, the accepted cards are handed on to the tracks that now show
+        them, and the track left with the unaccounted date is the card that was placed."""
+        changed = [t for t, (c, seen) in self._row.items()
+                   if c.reading.date is not None and _engine_date(c.reading.date) != seen.date]
+        if not changed:
+            return card, card.track_id
+        tracks = {t: self._row[t][0] for t in changed}
+        tracks[card.track_id] = card
+        free = {t: self._row[t][1] for t in changed}  # accepted cards waiting for their new track
+        assignment: dict[int, valais.SeenCard] = {}
+        for t, c in sorted(tracks.items(), key=lambda item: item[0] != card.track_id):
+            date = _engine_date(c.reading.date)  # type: ignore[arg-type]
+            match = next((k for k, seen in free.items() if seen.date == date), None)
+            if match is not None:
+                assignment[t] = free.pop(match)
+        placed = [t for t in tracks if t not in assignment]
+        if free or len(placed) != 1:
+            return card, card.track_id  # not a clean shift: judge the new card as seen
+        for t in changed:
+            del self._row[t]
+        for t, seen in assignment.items():
+            self._row[t] = (tracks[t], seen)
+        return tracks[placed[0]], placed[0]
 
     def _refresh_zone(self) -> None:
         if self._row:

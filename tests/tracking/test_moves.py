@@ -168,6 +168,31 @@ def test_valais_placements_wrong_card_and_removal():
     assert [c.card_id for c in observer.public_view().timeline] == [5, 109, 166]
 
 
+@pytest.mark.parametrize(("cards_pushed", "year"), [(1, 1951), (2, 1901)])
+def test_valais_card_put_in_pushes_the_row_along(cards_pushed, year):
+    """The new card goes where a row card lay and pushes the rest of the row along: the tracker
+    sees old positions with new dates; the move is still the one card put in."""
+    catalogue = valais.load_catalogue()
+    row = [timeline(520, "1816"), timeline(640, "1920"), timeline(760, "1990")][-1 - cards_pushed:]
+    film = Film(seed=6)
+    film.still(row, 20)
+    kept, pushed = row[: len(row) - cards_pushed], row[len(row) - cards_pushed:]
+    new = timeline(pushed[0].x, str(year))  # fits just before the first pushed card
+    moved = [c.at(c.x + 120, ROW_Y) for c in pushed]
+    film.lay(kept + moved, new)
+    film.still(kept + [new] + moved, 25)
+    first_ids = {"1816": 5, "1920": 109, "1990": 166}
+    ids = [first_ids[c.date] for c in row]
+    observer = valais.Observer.start(2, 0, first_card=ids[0], catalogue=catalogue)
+    for k, card_id in enumerate(ids[1:], start=1):
+        observer.apply(valais.PlaceSeen(catalogue.card(card_id).seen(), k))
+    moves, verdicts = play(Tracker("valais", data=catalogue), film, observer)
+    placed = [c for c in catalogue.cards if c.date == valais.CardDate(year)]
+    assert [m.action for _, m in moves] == [valais.PlaceSeen(placed[0].seen(), len(kept))]
+    assert verdicts[0].legal and "correct" in verdicts[0].messages[0]
+    assert [c.card_id for c in observer.public_view().timeline] == ids[: len(kept)] + [placed[0].card_id] + ids[len(kept):]
+
+
 @pytest.mark.parametrize("angle", [0.0, 35.0, 90.0, 160.0])
 def test_valais_position_follows_a_rotated_row(angle):
     catalogue = valais.load_catalogue()
