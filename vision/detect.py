@@ -133,6 +133,9 @@ class DetectConfig:
     the frame's own); 1 turns this off."""
     seg_zoom_margin: float = 0.15
     """How much the box of a piece is grown for that closer look, relative to its longer side."""
+    seg_zoom_fill: float = 0.97
+    """Pieces that fill less than this share of their quad get the closer look (a pile seen as
+    one card fills its quad a little less than a card does)."""
     seg_split_area: float = 1.6
     """A whole-looking segmented card bigger than this many times the median whole card of the
     frame (3 or more of them) is looked at closer, and split when that shows two cards or more."""
@@ -277,8 +280,11 @@ def _detect_segmented(
         piece = _region_piece(region)
         if piece is None or abs(_shoelace(piece.quad)) > max_area:
             continue
-        if piece.fill < config.seg_visible_fill and config.seg_zoom > 1:
+        if piece.fill < config.seg_zoom_fill and config.seg_zoom > 1:
             closer = _zoom_piece(frame, segmenter, piece, factor, config)
+            if closer and piece.fill >= config.seg_visible_fill:
+                # a card-like piece (a pile seen as one card): only whole cards replace it
+                closer = [p for p in closer if p.fill >= config.seg_visible_fill and _plausible_shape(p.quad, config)]
             if closer:
                 pieces.extend(p for p in closer if abs(_shoelace(p.quad)) <= max_area)
                 continue
