@@ -614,15 +614,18 @@ class IdleMoves:
 
 @dataclass
 class FrameHub:
-    """The latest annotated frame as JPEG, for the MJPEG stream (thread-safe)."""
+    """The latest annotated frame as JPEG, for the MJPEG stream, and the camera's own frame
+    before any correction, for the calibration page (thread-safe)."""
 
     jpeg: bytes = b""
     number: int = 0
+    raw: np.ndarray | None = None
     _cond: threading.Condition = field(default_factory=threading.Condition)
 
-    def publish(self, jpeg: bytes) -> None:
+    def publish(self, jpeg: bytes, raw: np.ndarray | None = None) -> None:
         with self._cond:
             self.jpeg = jpeg
+            self.raw = raw
             self.number += 1
             self._cond.notify_all()
 
@@ -697,6 +700,6 @@ def _frame_loop(session: Session, source: FrameSource, moves: MoveSource, hub: F
                 if on_error is None:
                     raise
                 on_error(exc)
-        hub.publish(encode_jpeg(moves.annotate(frame)))
+        hub.publish(encode_jpeg(moves.annotate(frame)), raw=frame.image)
         if idle:
             stop.wait(idle)

@@ -175,6 +175,8 @@ def test_frame_loop_plays_a_simulated_game(store):
              idle=0, stop_when=sim.done)
     assert session.is_over() and len(session.moves()) == len(sim.actions)
     assert hub.number == len(sim.actions) and hub.jpeg[:2] == b"\xff\xd8"
+    # the camera's own frame is kept beside the annotated JPEG (for the calibration page)
+    assert hub.raw is not None and hub.raw.shape[:2] == (24, 32)
 
 
 def test_wait_for_change_wakes_on_a_move(store):
