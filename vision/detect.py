@@ -278,7 +278,7 @@ def _detect_segmented(
         if region.area < config.min_occluded_fill * min_area or region.score < config.seg_min_score:
             continue
         piece = _region_piece(region)
-        if piece is None or abs(_shoelace(piece.quad)) > max_area:
+        if abs(_shoelace(piece.quad)) > max_area:
             continue
         if piece.fill < config.seg_zoom_fill and config.seg_zoom > 1:
             closer = _zoom_piece(frame, segmenter, piece, factor, config)
@@ -358,8 +358,8 @@ def _detect_segmented(
     return detections
 
 
-def _region_piece(region, scale: float = 1.0, offset: np.ndarray | None = None) -> _Piece | None:
-    """The quad of one segmented region (map pixels, or ``points * scale + offset``)."""
+def _region_piece(region) -> _Piece:
+    """The quad of one segmented region, in its map's pixels."""
     contours, _ = cv2.findContours(region.mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     contour = max(contours, key=cv2.contourArea)
     hull = cv2.convexHull(contour)
@@ -372,26 +372,27 @@ def _region_piece(region, scale: float = 1.0, offset: np.ndarray | None = None) 
         fitted = _fit_sides(contour, quad)
         if fitted is not None:
             quad = fitted
-    quad_area = abs(_shoelace(quad))
+    fill = region.area / max(abs(_shoelace(quad)), 1.0)
     # The outline pixels' centres lie half a pixel inside the card's edge.
-    quad = _grow(quad, 0.5)
-    fill = region.area / max(quad_area, 1.0)
-    if offset is not None:
-        quad = quad * scale + offset
-        hull = hull.reshape(-1, 2).astype(np.float64) * scale + offset
-        rect = cv2.minAreaRect(hull.astype(np.float32))
-    return _Piece(quad, fill, region.score, rect)
+    return _Piece(_grow(quad, 0.5), fill, region.score, rect)
+
+
+def _moved(piece: _Piece, scale: float, offset: np.ndarray) -> _Piece:
+    """``piece`` with its points mapped by ``p * scale + offset``."""
+    (cx, cy), (w, h), angle = piece.rect
+    rect = ((cx * scale + offset[0], cy * scale + offset[1]), (w * scale, h * scale), angle)
+    return _Piece(piece.quad * scale + offset, piece.fill, piece.score, rect)
 
 
 def _zoom_piece(
     frame: np.ndarray, segmenter: CardSegmenter, piece: _Piece, factor: float, config: DetectConfig,
     min_whole: int = 1,
 ) -> list[_Piece]:
-    """Segment a partly hidden piece again from a closer look at its part of the frame.
+    """Segment a piece again from a closer look at its part of the frame.
 
     In the whole-frame maps the edge between a pile's top card and the cards peeking out below
-    it, or between the cards of a fan, is a pixel or two wide and often lost, so they come out
-    as one region. Here the piece's box (grown by ``seg_zoom_margin``) is scaled to ``seg_zoom``
+    it, between the cards of a fan, or between two cards touching, is a pixel or two wide and
+    often lost, so they come out as one region. Here the piece's box (grown by ``seg_zoom_margin``) is scaled to ``seg_zoom``
     times the whole-frame scale (at most the frame's own) and segmented alone. Returns the
     pieces found there, in the whole-frame map's pixels, when at least ``min_whole`` of them are
     whole cards; otherwise nothing (the coarse piece stands)."""
@@ -422,12 +423,10 @@ def _zoom_piece(
         if region.score < config.seg_min_score or region.area < 0.02 * crop_area:
             continue
         local = _region_piece(region)
-        if local is None:
-            continue
         whole = (local.fill >= config.seg_visible_fill and _plausible_shape(local.quad, config)
                  and not _touches_border(local.quad, cw, ch, 1.5))
         n_whole += int(whole)
-        out.append(_region_piece(region, scale, offset))
+        out.append(_moved(local, scale, offset))
     return out if n_whole >= min_whole else []
 
 
