@@ -10,6 +10,7 @@ and normalised, so matching is a dot product. The aspect ratio of the ink box is
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -90,20 +91,26 @@ def _variants(mask: np.ndarray) -> list[np.ndarray]:
     return [(v > 127).astype(np.uint8) for v in out]
 
 
+def template_rows(masks: Iterable[tuple[int, np.ndarray]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Template vectors, labels and ink aspects of labelled glyph masks, each taken in all its
+    variants (blur, shear; see ``_variants``); empty variants are left out."""
+    vectors, labels, aspects = [], [], []
+    for label, mask in masks:
+        for variant in _variants(mask):
+            if not variant.any():
+                continue
+            vec, aspect = normalise(variant)
+            vectors.append(vec)
+            labels.append(label)
+            aspects.append(aspect)
+    return np.array(vectors, np.float32), np.array(labels), np.array(aspects, np.float32)
+
+
 @lru_cache(maxsize=1)
 def digit_bank() -> GlyphBank:
     """The shared bank of digit templates (built on first use)."""
-    vectors, digits, aspects = [], [], []
-    for font_name in FONTS:
-        for digit in range(10):
-            for variant in _variants(_render_digit(font_name, digit)):
-                if not variant.any():
-                    continue
-                vec, aspect = normalise(variant)
-                vectors.append(vec)
-                digits.append(digit)
-                aspects.append(aspect)
-    return GlyphBank(np.array(vectors, np.float32), np.array(digits), np.array(aspects, np.float32))
+    return GlyphBank(*template_rows((digit, _render_digit(font_name, digit))
+                                    for font_name in FONTS for digit in range(10)))
 
 
 def classify(mask: np.ndarray, bank: GlyphBank | None = None) -> GlyphMatch:

@@ -33,7 +33,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from vision.errors import InvalidImageError
-from vision.read.glyphs import _variants, normalise
+from vision.read.glyphs import normalise, template_rows
 
 RANK_NAMES: dict[int, str] = {1: "A", 2: "2", 3: "3", 4: "4", 5: "5", 6: "6", 7: "7", 8: "8", 9: "9", 10: "10",
                               11: "J", 12: "Q", 13: "K"}
@@ -117,21 +117,16 @@ def _render(font_path: str, text: str, size: int = 72) -> np.ndarray:
 def rank_bank() -> RankBank:
     """The shared bank of rank-symbol templates (built on first use)."""
     symbols = {**RANK_NAMES, PART_ZERO: "0", PART_ONE: "1"}
-    vectors, codes, aspects = [], [], []
-    for font_name in TEMPLATE_FONTS:
-        for code, text in symbols.items():
-            base = _render(FONT_ROOT + font_name, text)
-            for squeeze in SQUEEZES + ((0.55,) if code in (PART_ZERO, PART_ONE) else ()):
-                mask = cv2.resize(base, (max(1, int(base.shape[1] * squeeze)), base.shape[0]),
-                                  interpolation=cv2.INTER_AREA)
-                for variant in _variants(mask):
-                    if not variant.any():
-                        continue
-                    vec, aspect = normalise(variant)
-                    vectors.append(vec)
-                    codes.append(code)
-                    aspects.append(aspect)
-    return RankBank(np.array(vectors, np.float32), np.array(codes), np.array(aspects, np.float32))
+
+    def masks():
+        for font_name in TEMPLATE_FONTS:
+            for code, text in symbols.items():
+                base = _render(FONT_ROOT + font_name, text)
+                for squeeze in SQUEEZES + ((0.55,) if code in (PART_ZERO, PART_ONE) else ()):
+                    yield code, cv2.resize(base, (max(1, int(base.shape[1] * squeeze)), base.shape[0]),
+                                           interpolation=cv2.INTER_AREA)
+
+    return RankBank(*template_rows(masks()))
 
 
 @dataclass(frozen=True)
