@@ -3,9 +3,7 @@
   "use strict";
   const root = document.getElementById("calibrate");
   if (!root) { return; }
-  const texts = JSON.parse(document.getElementById("texts").textContent);
-  const csrf = document.querySelector('meta[name="csrf-token"]').content;
-  const $ = (id) => document.getElementById(id);
+  const { texts, csrf, $, el, showError } = window.tableCompanion;
   const KINDS = { gladiola: ["walk", "finish", "start", "gladiola"], valais: ["timeline"] };
   let version = 0;
   let scan = null;
@@ -13,15 +11,6 @@
   function fill(template, values) {
     return template.replace(/\{(\w+)\}/g, (m, k) => (k in values ? String(values[k]) : m));
   }
-
-  function el(tag, attrs, text) {
-    const node = document.createElement(tag);
-    Object.entries(attrs || {}).forEach(([k, v]) => node.setAttribute(k, v));
-    if (text !== undefined) { node.textContent = text; }
-    return node;
-  }
-
-  function showError(message) { $("error").textContent = message ? texts.error + ": " + message : ""; }
 
   async function call(method, path, body) {
     showError("");

@@ -3,19 +3,8 @@
   "use strict";
   const main = document.querySelector("main[data-game]");
   if (!main) { return; }
-  const texts = JSON.parse(document.getElementById("texts").textContent);
-  const csrf = document.querySelector('meta[name="csrf-token"]').content;
-  const $ = (id) => document.getElementById(id);
+  const { texts, csrf, $, el, showError } = window.tableCompanion;
   let state = null;
-
-  function el(tag, attrs, text) {
-    const node = document.createElement(tag);
-    Object.entries(attrs || {}).forEach(([k, v]) => node.setAttribute(k, v));
-    if (text !== undefined) { node.textContent = text; }
-    return node;
-  }
-
-  function showError(message) { $("error").textContent = message ? texts.error + ": " + message : ""; }
 
   async function post(path, body) {
     showError("");
