@@ -92,14 +92,10 @@ class CardSegmenter:
     def maps(self, image: np.ndarray) -> CardMaps:
         """Run the network on a BGR uint8 frame."""
         canvas, factor = letterbox(image)
-        blob = cv2.dnn.blobFromImage(canvas, 1 / 255)
-        self._net.setInput(blob)
-        prob = self._net.forward()
-        if prob.shape != (1, 3, INPUT_H, INPUT_W):
-            raise ValueError(f"expected network output (1, 3, {INPUT_H}, {INPUT_W}), got {prob.shape}")
         h = min(INPUT_H, round(image.shape[0] * factor))
         w = min(INPUT_W, round(image.shape[1] * factor))
-        return CardMaps(prob[0, 1, :h, :w].copy(), prob[0, 2, :h, :w].copy(), factor)
+        maps = self.maps_of_canvas(canvas, (h, w))
+        return CardMaps(maps.interior, maps.boundary, factor)
 
 
 @lru_cache(maxsize=4)
