@@ -27,6 +27,7 @@ import difflib
 import functools
 import gzip
 import json
+import statistics
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -142,10 +143,9 @@ def main(argv: list[str] | None = None) -> int:
           f"missed {score.missed}, phantom {score.phantom}")
     print(f"of the matched: verdict equal {score.verdicts_equal}, player equal {score.players_equal}")
     if score.latency_frames and score.fps:
-        lat = sorted(score.latency_frames)
-        median = lat[len(lat) // 2] if len(lat) % 2 else (lat[len(lat) // 2 - 1] + lat[len(lat) // 2]) / 2
-        print(f"latency from rest to verdict ({len(lat)} moves): median {median} frames = {median / score.fps:.2f} s, "
-              f"max {lat[-1]} frames = {lat[-1] / score.fps:.2f} s at {score.fps:g} fps")
+        median, worst = statistics.median(score.latency_frames), max(score.latency_frames)
+        print(f"latency from rest to verdict ({len(score.latency_frames)} moves): median {median} frames = "
+              f"{median / score.fps:.2f} s, max {worst} frames = {worst / score.fps:.2f} s at {score.fps:g} fps")
     for action in score.missed_actions:
         print(f"  missed  {action}")
     for action in score.phantom_actions:
