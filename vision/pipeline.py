@@ -40,7 +40,11 @@ class PipelineConfig:
     table costs no detection; 0 turns this off);
     ``keep_images``: attach the rectified crop to each observation;
     ``known_cards``: recognises a rectified crop as a card of the user's enrolled deck (returns a
-    reading, or None when unsure); tried before the zero-shot readers.
+    reading, or None when unsure); tried before the zero-shot readers;
+    ``read_hidden``: also read cards the detector flags as partly hidden (the top card of a pile
+    whose outline merged with the cards below, a card under a corner of another); their blister
+    count is dropped (a hidden part may hold blisters, and the outline may take in another
+    card's), and the observation keeps ``visible=False``.
     """
 
     detect: DetectConfig = field(default_factory=DetectConfig)
@@ -53,6 +57,7 @@ class PipelineConfig:
     reuse_diff: float = 6.0
     keep_images: bool = False
     known_cards: Callable[[np.ndarray], CardReading | None] | None = None
+    read_hidden: bool = True
 
 
 @dataclass(frozen=True)
@@ -130,7 +135,10 @@ class CardReader:
                     self.known_reads += 1
                     fresh.append((k, corners, thumb))
             if hit is None:
-                hit = read_card(crop, self.config.deck) if det.visible and crop is not None else CardReading()
+                readable_now = crop is not None and (det.visible or self.config.read_hidden)
+                hit = read_card(crop, self.config.deck) if readable_now else CardReading()
+                if not det.visible and hit.blisters is not None:
+                    hit = replace(hit, blisters=None, field_confidences=replace(hit.field_confidences, blisters=0.0))
                 self.reads += 1
                 if det.visible and readable and _retry_turned(hit, det.quad):
                     turned_quad = Quad.from_array(np.roll(Quad.card_order(det.quad.as_array()).as_array(), -1, axis=0))

@@ -76,3 +76,24 @@ def test_reuse_can_be_turned_off(monkeypatch) -> None:
     reader.read_frame(image)
     reader.read_frame(image)
     assert len(calls) == 2 and reader.detections_reused == 0
+
+
+def test_a_card_flagged_partly_hidden_is_read_without_its_blisters() -> None:
+    scene = render_scene(11, Game.GLADIOLA, SceneConfig(resolution=(960, 540), degrade=False,
+                                                        layout=LayoutKind.SCATTERED, hands=0))
+    truths = [c for c in scene.truth.cards if c.visible_fraction > 0.97 and c.spec.kind.value == "walk"]
+    assert truths
+    visible = [Detection(Quad.from_array(c.corners), 1.0) for c in truths]
+    hidden = [Detection(Quad.from_array(c.corners), 1.0, visible=False) for c in truths]
+    seen = CardReader(PipelineConfig(deck=Deck.for_game("gladiola"), tesseract=False)).read_detections(scene.image, visible)
+    flagged = CardReader(PipelineConfig(deck=Deck.for_game("gladiola"), tesseract=False)).read_detections(scene.image, hidden)
+    off = CardReader(PipelineConfig(deck=Deck.for_game("gladiola"), tesseract=False, read_hidden=False))
+    not_read = off.read_detections(scene.image, hidden)
+    read = [(a, b) for a, b in zip(seen.observations, flagged.observations) if a.value is not None]
+    assert read, "expected the readers to read at least one walk card of the scene"
+    for a, b in read:
+        # the same kind and value as when seen whole, but the blister count is left open
+        assert (b.kind, b.value, b.visible) == (a.kind, a.value, False)
+        assert b.blisters is None and b.field_confidences.blisters == 0.0
+    assert all(o.kind.value == "unknown" for o in not_read.observations)
+    assert any(a.blisters is not None for a, _ in read)
