@@ -34,9 +34,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-HIDDEN_ACTIONS = frozenset({"pause", "remove"})
+HIDDEN_ACTIONS = frozenset({"pause", "remove", "table-walk"})
 """Not compared: a pause happens in a hand; ``remove`` is the camera's record of a wrong card
-taken off the row, which the game's own log does not list as a move."""
+taken off the row, and ``table-walk`` the companion accepting a refused card the players built
+on (the walk itself was compared when it was laid); the game's own log lists neither."""
 
 
 @dataclass(frozen=True)

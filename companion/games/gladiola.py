@@ -362,11 +362,29 @@ class LayGladiola:
         return {"type": "gladiola", "card": self.card}
 
 
-Action = Union[Walk, Pause, LayGladiola]
+@dataclass(frozen=True)
+class TableWalk:
+    """The table overrules a refusal: ``card``, refused as a walk, stayed on the walk pile and
+    the players laid the next card on it, so it counts as walked (an observer-only action).
+
+    This is what happens when the camera missed a card before it: the pile's top in the
+    observer is then older than the table's, every later walk would be judged against it, and
+    the companion would go on refusing legal moves. It is accepted without the step rules and
+    draws nothing (how many the player drew is not known); a full-information :class:`State`
+    never takes it.
+    """
+
+    card: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "table-walk", "card": self.card}
+
+
+Action = Union[Walk, Pause, LayGladiola, TableWalk]
 
 
 def action_from_json(data: Any) -> Action:
-    """Parse ``{"type": "walk"|"pause"|"gladiola", "card": id}``; CompanionError if malformed."""
+    """Parse ``{"type": "walk"|"pause"|"gladiola"|"table-walk", "card": id}``; CompanionError if malformed."""
     if not isinstance(data, Mapping):
         raise CompanionError(f"expected an action object, got {type(data).__name__}")
     kind = data.get("type")
@@ -374,18 +392,18 @@ def action_from_json(data: Any) -> Action:
         if set(data) - {"type"}:
             raise CompanionError(f"a pause takes no fields, got {sorted(set(data) - {'type'})}")
         return Pause()
-    if kind in ("walk", "gladiola"):
+    if kind in ("walk", "gladiola", "table-walk"):
         card = data.get("card")
         if not isinstance(card, str) or not card:
             raise CompanionError(f"a {kind} action needs a card id string, got {card!r}")
-        return Walk(card) if kind == "walk" else LayGladiola(card)
-    raise CompanionError(f"action type: expected walk, pause or gladiola, got {kind!r}")
+        return {"walk": Walk, "gladiola": LayGladiola, "table-walk": TableWalk}[kind](card)
+    raise CompanionError(f"action type: expected walk, pause, gladiola or table-walk, got {kind!r}")
 
 
 def _check_action(action: object) -> None:
-    if not isinstance(action, (Walk, Pause, LayGladiola)):
+    if not isinstance(action, (Walk, Pause, LayGladiola, TableWalk)):
         raise CompanionError(
-            f"expected a Via Gladiola action (Walk, Pause, LayGladiola), got {type(action).__name__}"
+            f"expected a Via Gladiola action (Walk, Pause, LayGladiola, TableWalk), got {type(action).__name__}"
         )
 
 
@@ -529,6 +547,8 @@ def _judge(view: PublicView, action: Action, deck: Deck) -> _Refusal | None:
         return _Refusal(
             "walk.not-walkable", f"a {card.kind.value} card cannot be walked, only cards with km values"
         )
+    if isinstance(action, TableWalk):
+        return None  # the table has overruled the step rules
     top = deck.card(view.walk_pile[-1])
     assert card.value is not None and top.value is not None
     step = card.value - top.value
@@ -563,6 +583,13 @@ def _advance(view: PublicView, action: Action, rules: Rules, deck: Deck) -> _Out
         hands[player] -= 1
         gladiolas = gladiolas + (action.card,)
         prefix = "gladiola laid beside the walk pile"
+    elif isinstance(action, TableWalk):
+        card = deck.card(action.card)
+        hands[player] -= 1
+        walk_pile = walk_pile + (action.card,)
+        finish = card.kind is CardKind.FINISH
+        prefix = (f"{card.label} stays on the walk pile: play went on over it (was a card before it "
+                  "missed? correct it on the dashboard)")
     elif isinstance(action, Walk):
         card = deck.card(action.card)
         top = deck.card(walk_pile[-1])
@@ -583,7 +610,7 @@ def _advance(view: PublicView, action: Action, rules: Rules, deck: Deck) -> _Out
     ends_game = rules.last_card_ends_game and not isinstance(action, Pause) and hands[player] == 0
     if ends_game and rules.last_card_skips_draws:
         due = 0
-    messages.append(f"{prefix}: draw {_cards(due)}")
+    messages.append(prefix if isinstance(action, TableWalk) else f"{prefix}: draw {_cards(due)}")
 
     # Draw, refilling the draw pile from the earliest set-aside pile when it runs out.
     set_aside = list(view.set_aside)
@@ -672,6 +699,8 @@ def _describe(view: PublicView, action: Action, deck: Deck) -> str:
     if isinstance(action, LayGladiola):
         return f"lay {card.label} ({card.blisters} blisters)"
     top = deck.card(view.walk_pile[-1])
+    if isinstance(action, TableWalk):
+        return f"{card.label} accepted on {top.value} (the table overrules)"
     if card.kind is CardKind.FINISH:
         return f"FINISH on {top.value}"
     return f"walk {card.label} on {top.value}"
@@ -876,6 +905,9 @@ class State:
         """Apply a legal action; raise IllegalAction (state unchanged) for an illegal one."""
         _check_action(action)
         v = self._view
+        if isinstance(action, TableWalk):
+            raise IllegalAction("walk.table-only", "a table walk is the observer's record of what the camera saw; "
+                                "the full game state takes walks only")
         if not v.over and v.current_player is not None and not isinstance(action, Pause):
             if action.card in self.deck and action.card not in self.hands[v.current_player]:
                 raise IllegalAction(

@@ -16,7 +16,8 @@ layout as the starting position (no moves): the START card (Gladiola), the first
 (Valais), the seven income cards (Appia). Later changes become moves, one interpreter per game:
 
 * :class:`GladiolaMoves`: a new reading settles on the walk pile -> :class:`Walk` of the deck
-  card with that reading not yet on the table; a gladiola settles beside the pile ->
+  card with that reading not yet on the table (preceded by a :class:`TableWalk` of the card
+  beneath when that card was refused but the players built on it); a gladiola settles beside the pile ->
   :class:`LayGladiola`; a START card settles after a FINISH -> new pile, and the START card's
   quarter turn against day 1 is checked against the day the engine expects (a notice if not).
 * :class:`ValaisMoves`: a card settles in the row with a readable date -> :class:`PlaceSeen` at
@@ -188,13 +189,18 @@ class GladiolaMoves:
                     return Outcome()  # a card already counted shows again (e.g. a bad walk taken back)
                 return Outcome(notes=(f"walk pile shows {reading.describe()}: no such card left in the deck",))
             notes = self._blister_check(card_id, reading)
+            conclusions: tuple[Conclusion, ...] = ()
+            under = self._built_on(event.previous, card_id)
+            if under is not None:
+                conclusions = (Conclusion(gladiola.TableWalk(under), event.evidence),)
+                self._on_table.add(under)
             self._top = card_id
             self._on_table.add(card_id)
             self._zones = self._zones.with_zone(gladiola_zones(card.quad, width, height).get(ZoneKind.WALK_PILE))  # type: ignore[arg-type]
             if reading.kind is CardKind.FINISH:
                 self._awaiting_start = True
                 self._day += 1
-            return Outcome((Conclusion(gladiola.Walk(card_id), event.evidence),), notes)
+            return Outcome(conclusions + (Conclusion(gladiola.Walk(card_id), event.evidence),), notes)
         if reading.kind is CardKind.GLADIOLA and beside_pile(self._zones, card.quad) and event.previous != reading:
             card_id = self._card_for(reading)
             if card_id is None:
@@ -203,6 +209,28 @@ class GladiolaMoves:
             return Outcome((Conclusion(gladiola.LayGladiola(card_id), event.evidence),),
                            self._blister_check(card_id, reading))
         return Outcome()
+
+    def _built_on(self, previous: Reading | None, card_id: str) -> str | None:
+        """The refused walk card the players laid ``card_id`` on, when the table overrules.
+
+        ``previous`` is what the pile showed before. When that is a walk card the engine does
+        not have on the table (it refused it, or the camera missed the card before it and the
+        refusal was wrong), and the new card is a legal step from it but not from the engine's
+        top, the players built on the refused card: it is returned, to be accepted as a
+        :class:`TableWalk` first. A refused card that was taken back and replaced by a card
+        legal on the engine's top leaves nothing to overrule.
+        """
+        if previous is None or previous.kind is not CardKind.WALK:
+            return None
+        under = self._card_for(previous)
+        if under is None or under == self._top:
+            return None
+        value = self.deck.card(card_id).value
+        low, top = self.deck.card(under).value, self.deck.card(self._top).value
+        assert value is not None and low is not None and top is not None
+        fits_under = 0 < value - low <= gladiola.MAX_STEP
+        fits_top = 0 < value - top <= gladiola.MAX_STEP
+        return under if fits_under and not fits_top else None
 
     def _blister_check(self, card_id: str, reading: Reading) -> tuple[str, ...]:
         printed = self.deck.card(card_id).blisters

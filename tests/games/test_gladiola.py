@@ -509,7 +509,29 @@ def test_malformed_actions(data):
         g.action_from_json(data)
 
 
-@pytest.mark.parametrize("action", [g.Walk("W27"), g.Pause(), g.LayGladiola("G3")])
+def test_observer_table_walk_accepts_a_refused_card_the_players_built_on():
+    observer = _played(12)(g.Observer.start(3, first_player=0))
+    assert not observer.apply(g.Walk(w(28))).legal  # +16: the camera missed the 20 before it
+    before = observer.public_view()
+    verdict = observer.apply(g.TableWalk(w(28)))
+    assert verdict.legal and verdict.draws == 0 and "stays on the walk pile" in verdict.messages[0]
+    after = observer.public_view()
+    assert after.walk_pile == before.walk_pile + (w(28),)
+    assert after.current_player == 2 and after.hand_counts[1] == before.hand_counts[1] - 1
+    assert observer.apply(g.Walk(w(31))).messages == ("+3, leisurely: draw 0 cards",)
+    # still refused: a card already on the table, a gladiola, an unknown card
+    for action, rule in ((g.TableWalk(w(28)), "card.on-table"), (g.TableWalk(GLADIOLAS[0]), "walk.not-walkable"),
+                         (g.TableWalk("W99"), "card.unknown")):
+        assert observer.apply(action).rule == rule
+
+
+def test_a_table_walk_is_for_observers_only():
+    state = walk_on(12, [w(30)])
+    with pytest.raises(IllegalAction, match="observer"):
+        state.apply(g.TableWalk(w(30)))
+
+
+@pytest.mark.parametrize("action", [g.Walk("W27"), g.Pause(), g.LayGladiola("G3"), g.TableWalk("W27")])
 def test_action_json_round_trip(action):
     assert g.action_from_json(json.loads(json.dumps(action.to_json()))) == action
 

@@ -59,6 +59,35 @@ def test_gladiola_walks_and_gladiola_each_detected_once_after_settling():
     assert observer.public_view().walk_pile == ("S", "W05", "W12")
 
 
+@pytest.mark.parametrize("built_on", [True, False])
+def test_gladiola_a_refused_card_built_on_is_accepted_from_the_table(built_on):
+    # The camera missed a 20 (a hand over it the whole time): 28 on 12 is refused. Laying 31 on
+    # the 28 shows the players went on over it; taking the 28 back and laying 20 does not.
+    deck = gladiola.load_deck()
+    w12, w28 = walk(12, deck.walk_card(12).blisters), walk(28, deck.walk_card(28).blisters)
+    nxt = walk(31, deck.walk_card(31).blisters) if built_on else walk(20, deck.walk_card(20).blisters)
+    film = Film(seed=3)
+    film.still([START], 20)
+    film.lay([START], w12, covers=[START])
+    film.still([w12], 30)
+    film.lay([w12], w28, covers=[w12])
+    film.still([w28], 30)
+    film.lay([w28], nxt, covers=[w28])
+    film.still([nxt], 30)
+    observer = gladiola.Observer.start(2, 0)
+    moves, verdicts = play(Tracker("gladiola"), film, observer)
+    actions = [m.action for _, m in moves]
+    if built_on:
+        assert actions == [gladiola.Walk("W12"), gladiola.Walk("W28"), gladiola.TableWalk("W28"), gladiola.Walk("W31")]
+        assert [v.legal for v in verdicts] == [True, False, True, True]
+        assert verdicts[3].messages == ("+3, leisurely: draw 0 cards",)  # judged on the 28 it lies on
+        assert observer.public_view().walk_pile == ("S", "W12", "W28", "W31")
+    else:
+        assert actions == [gladiola.Walk("W12"), gladiola.Walk("W28"), gladiola.Walk("W20")]
+        assert [v.legal for v in verdicts] == [True, False, True]
+        assert observer.public_view().walk_pile == ("S", "W12", "W20")
+
+
 def test_still_table_with_jitter_and_misreads_gives_no_moves():
     film = Film(seed=2, jitter=1.0)
     film.still([START], 20)
