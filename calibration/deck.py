@@ -26,11 +26,16 @@ the deck's own different-looking cards (a deck of colourful pictures has larger 
 round than a deck of printed numbers), see :meth:`DeckMatcher._scale_to_deck`. Unless the
 nearest card of another look is far away (``MatchConfig.always_check``), the best card is also
 compared with it on just the pixels where the two differ, which separates cards like 28 and 29
-that share almost all of their print. Each template takes part at the shift that fits the query
-best, and a blurred query (defocus or motion) is compared with the candidates as seen through
-the blur that fits it best (:func:`calibration.features.blur_kernels`); the cells that count
-as hidden are then found again against those blurred candidates, because blur leaves the print
-that tells cards apart fitting no sharp template.
+that share almost all of their print. For that comparison every candidate template is laid over
+the query by a small homography (:func:`calibration.features.align_template`): an enrollment
+crop cut from a quad with one corner a few pixels off is skewed against every view of its card,
+and a shift alone leaves its twin fitting better. The candidates are then ranked again by how
+well they fit once laid over the query. A blurred query (defocus or motion) is compared with the
+candidates as seen through the blur that fits it best
+(:func:`calibration.features.blur_kernels`); the cells that count as hidden are then found
+again against those blurred candidates, because blur leaves the print that tells cards apart
+fitting no sharp template. The evidence between two candidates is where the query lies on the
+line from one to the other, measured on the pixels where they differ (+1: exactly the first).
 
 Verification. An answer also needs ``MatchConfig.min_print`` of the best card's own print (its
 luma energy) in cells that are not hidden: a card that is not in the deck can fit an enrolled
@@ -81,6 +86,7 @@ from calibration.features import (
     LUMA_W,
     Descriptor,
     TemplateBank,
+    align_template,
     blur_kernels,
     blur_luma,
     describe,
@@ -88,6 +94,7 @@ from calibration.features import (
     masked_mean,
     outlier_cells,
     rotate_180,
+    warp_luma,
 )
 
 DECK_FORMAT = "table-companion-deck"
@@ -478,13 +485,18 @@ class MatchConfig:
     ``reject``: largest distance of the best card for an answer (above: not a card of this deck);
     ``reject_share``: a deck whose different-looking cards are far apart (the 5th percentile of
     their distances) may use up to this share of that distance instead of ``reject``;
-    ``ratio``: the runner-up of another look must be this many times farther for a plain answer;
-    ``pair_accept``: evidence in [0, 1] needed when two looks are compared on where they differ;
-    ``pair_pixels``: fraction of template pixels (largest differences) used for that comparison;
+    ``ratio``: looks whose templates, laid over the query, fit less than this many times worse
+    than the best are compared with it where they differ;
+    ``pair_accept``: evidence in [0, 1] needed when two looks are compared on where they differ
+    (``pair_accept_clean`` when at most ``hidden_clean`` of the cells are outliers);
+    ``pair_pixels``: fraction of template pixels (largest differences) that must be mostly
+    visible for that comparison to count;
     ``max_hidden``: largest fraction of outlier cells (hidden or glared) for an answer; above
     ``hidden_strict`` of them, the comparison of close looks needs ``pair_accept_hidden``;
     ``always_check``: unless the nearest other look is this many times farther than the best
-    card, the two are also compared where they differ; ``max_rivals``: most looks compared;
+    card, the two are also compared where they differ; ``max_rivals``: most other looks laid
+    over the query (the ``min_rivals`` nearest, and any others within ``candidates`` times the
+    best card's distance);
     ``min_print``: smallest share of the best card's print that must lie in cells that are not
     hidden for an answer; ``pair_visible``: smallest share of the pixels where two looks differ
     most that must be seen for their comparison to count.
@@ -498,11 +510,15 @@ class MatchConfig:
     ratio: float = 1.6
     always_check: float = 3.0
     max_rivals: int = 6
+    candidates: float = 2.0
+    min_rivals: int = 3
     pair_accept: float = 0.4
     pair_pixels: float = 0.02
     max_hidden: float = 0.32
     hidden_strict: float = 0.25
     pair_accept_hidden: float = 0.6
+    hidden_clean: float = 0.02
+    pair_accept_clean: float = 0.25
     min_print: float = 0.45
     pair_visible: float = 0.5
 
@@ -530,6 +546,36 @@ class Match:
 def _pixels(cells: np.ndarray) -> np.ndarray:
     """A boolean (GRID_H * GRID_W,) cell mask as a (LUMA_H, LUMA_W) pixel mask."""
     return np.kron(cells.reshape(GRID_H, GRID_W), np.ones((LUMA_H // GRID_H, LUMA_W // GRID_W), dtype=bool))
+
+
+class _Views:
+    """Enrolled templates as laid over one query: at their best shift, refined by an affine map
+    (:func:`calibration.features.align_template`), and blurred like the query; computed on demand."""
+
+    def __init__(self, matcher: DeckMatcher, q: Descriptor, shifts: np.ndarray, usable: np.ndarray,
+                 kernel: np.ndarray | None = None) -> None:
+        self._m, self._q, self._shifts, self.usable, self.kernel = matcher, q, shifts, usable, kernel
+        self._sharp: dict[int, np.ndarray] = {}
+        self._blurred: dict[int, np.ndarray] = {}
+
+    def shifted(self, card: int) -> np.ndarray:
+        """``card``'s template at the shift that fits the query best."""
+        return self._m._bank.luma_images[card, self._shifts[card]]
+
+    def view(self, card: int) -> np.ndarray:
+        """``card``'s (sharp) template laid over the query as closely as an affine map allows."""
+        if card not in self._sharp:
+            dx, dy = self._m._bank.moves[self._shifts[card]]
+            template = self._m._luma[card]
+            warp = align_template(self._q.luma, blur_luma(template, self.kernel), self.usable, dx, dy)
+            self._sharp[card] = self.shifted(card) if warp is None else warp_luma(template, warp)
+        return self._sharp[card]
+
+    def blurred(self, card: int) -> np.ndarray:
+        """``card``'s template laid over the query and blurred like it."""
+        if card not in self._blurred:
+            self._blurred[card] = blur_luma(self.view(card), self.kernel)
+        return self._blurred[card]
 
 
 class DeckMatcher:
@@ -585,6 +631,10 @@ class DeckMatcher:
 
     def match(self, crop: np.ndarray) -> Match | None:
         """Recognise an upright-or-upside-down rectified card crop; None when unsure or unknown."""
+        return self.explain(crop)[0]
+
+    def explain(self, crop: np.ndarray) -> tuple[Match | None, str]:
+        """Like :meth:`match`, with a short reason for the outcome (which test refused an answer)."""
         cfg = self.config
         q0 = describe(crop)
         queries = (q0, rotate_180(q0))
@@ -595,14 +645,19 @@ class DeckMatcher:
         best = int(dist.argmin())
         d_best = float(dist[best])
         hidden = float(found[int(orient[best])][1].mean())
-        if d_best > self.reject or hidden > cfg.max_hidden:
-            return None
+        if d_best > self.reject:
+            return None, f"far: best {self.deck.labels[best].identity} at {d_best:.3f} > {self.reject:.3f}"
+        if hidden > cfg.max_hidden:
+            return None, f"hidden: {hidden:.2f} of the cells > {cfg.max_hidden}"
         o = int(orient[best])
-        q, shifts = queries[o], found[o][2]
-        kernel = self._query_blur(q, self._bank.luma_images[best, shifts[best]], _pixels(~found[o][1]))
-        if self._print_seen(best, self._hidden_cells(q, [best], shifts, kernel, found[o][1])) < cfg.min_print:
-            return None  # too little of the card's own print is seen to be sure it is this card
-        accept = cfg.pair_accept if hidden <= cfg.hidden_strict else cfg.pair_accept_hidden
+        q, shifts, sharp = queries[o], found[o][2], found[o][1]
+        views = _Views(self, q, shifts, _pixels(~sharp))
+        views.kernel = self._query_blur(q, views.shifted(best), views.usable)
+        kernel = self._query_blur(q, views.view(best), views.usable)
+        if kernel is not views.kernel:
+            views = _Views(self, q, shifts, views.usable, kernel)
+        accept = (cfg.pair_accept_clean if hidden <= cfg.hidden_clean else
+                  cfg.pair_accept if hidden <= cfg.hidden_strict else cfg.pair_accept_hidden)
         # The best card of every other look, nearest first.
         rivals: list[int] = []
         for look in np.unique(self._look):
@@ -613,44 +668,63 @@ class DeckMatcher:
         rivals.sort(key=lambda i: float(dist[i]))
         fit = max(0.0, 1.0 - d_best / self.reject)
         if not rivals or float(dist[rivals[0]]) >= cfg.always_check * d_best:
+            refused = self._refuse_print(q, best, views, sharp)
+            if refused:
+                return None, refused
             sep = 1.0 - d_best / float(dist[rivals[0]]) if rivals else 1.0
-            return self._answer(best, bool(orient[best]), min(1.0, fit * (0.5 + sep)), d_best, blisters_sure=True)
-        # Close rivals: compare on the pixels where the candidates differ.
-        close = [best] + [r for r in rivals if float(dist[r]) < cfg.ratio * d_best][:cfg.max_rivals]
+            return self._answer(best, bool(orient[best]), min(1.0, fit * (0.5 + sep)), d_best, blisters_sure=True), "clear"
+        # Close looks: each template laid over the query and blurred like it; the best of them
+        # is then compared with the others where they differ.
+        near = [best] + [r for k, r in enumerate(rivals)
+                         if k < cfg.min_rivals or float(dist[r]) < cfg.candidates * d_best][:cfg.max_rivals]
+        errors = {c: float(((views.blurred(c) - q.luma)[views.usable] ** 2).mean()) for c in near}
+        near.sort(key=errors.__getitem__)
+        best = near[0]
+        refused = self._refuse_print(q, best, views, sharp)
+        if refused:
+            return None, refused
+        close = [best] + [c for c in near[1:] if errors[c] < cfg.ratio * errors[best]]
         if len(close) == 1:
-            close.append(rivals[0])  # always checked where the two differ
-        usable = _pixels(~self._hidden_cells(q, close, shifts, kernel, found[o][1]))
+            close.append(near[1])  # always checked where the two differ
+        usable = _pixels(~self._hidden_cells(q, close, views, sharp))
         n = len(close)
         evidence = np.ones((n, n))
         for i in range(n):
             for j in range(i + 1, n):
-                e = self._pair_evidence(q, close[i], close[j], usable, shifts, kernel)
+                e = self._pair_evidence(q, views.blurred(close[i]), views.blurred(close[j]), usable)
                 evidence[i, j], evidence[j, i] = e, -e
         worst = evidence.min(axis=1)
         win = int(worst.argmax())
         winner = close[win]
         if worst[win] >= accept:
             return self._answer(winner, bool(orient[best]), min(1.0, fit * (0.5 + float(worst[win]))),
-                                float(dist[winner]), blisters_sure=True)
+                                float(dist[winner]), blisters_sure=True), "pair"
         undecided = [close[j] for j in range(n) if j != win and evidence[win, j] < accept]
         mine = self.deck.labels[winner]
         if all(self.deck.labels[u].kind is mine.kind and self.deck.labels[u].value == mine.value
                and self.deck.labels[u].year == mine.year for u in undecided):
-            return self._answer(winner, bool(orient[best]), fit * 0.5, float(dist[winner]), blisters_sure=False)
-        return None
+            return self._answer(winner, bool(orient[best]), fit * 0.5, float(dist[winner]), blisters_sure=False), \
+                "blisters open: " + " ".join(f"{self.deck.labels[c].identity}:{worst[k]:.2f}" for k, c in enumerate(close))
+        return None, "undecided: " + " ".join(f"{self.deck.labels[c].identity}:{worst[k]:.2f}" for k, c in enumerate(close))
 
-    def _hidden_cells(self, q: Descriptor, cards: Sequence[int], shifts: np.ndarray, kernel: np.ndarray | None,
-                      sharp: np.ndarray) -> np.ndarray:
+    def _hidden_cells(self, q: Descriptor, cards: Sequence[int], views: _Views, sharp: np.ndarray) -> np.ndarray:
         """Cells (boolean, grid order) where the query fits none of ``cards``.
 
         Without blur these are the ``sharp`` outlier cells. A blurred query leaves the print that
         tells cards apart fitting no sharp template, so the cells are found again against the
-        candidates as blurred by ``kernel``.
+        candidates as blurred by the query's kernel.
         """
-        if kernel is None:
+        if views.kernel is None:
             return sharp
-        seen = np.stack([blur_luma(self._bank.luma_images[c, shifts[c]], kernel) for c in cards])
+        seen = np.stack([views.blurred(c) for c in cards])
         return outlier_cells(luma_cell_errors(q.luma, seen), self.config.keep, self.outlier)
+
+    def _refuse_print(self, q: Descriptor, card: int, views: _Views, sharp: np.ndarray) -> str:
+        """Why ``card`` cannot be the answer for lack of its own print in view ('' if it can)."""
+        seen = self._print_seen(card, self._hidden_cells(q, [card], views, sharp))
+        if seen < self.config.min_print:
+            return f"print: {seen:.2f} of {self.deck.labels[card].identity}'s print seen < {self.config.min_print}"
+        return ""
 
     def _print_seen(self, card: int, hidden: np.ndarray) -> float:
         """The share of ``card``'s print (luma energy) that lies in cells that are not ``hidden``."""
@@ -662,28 +736,25 @@ class DeckMatcher:
         errors = [float(((blur_luma(template, k) - q.luma)[usable] ** 2).mean()) for k in self._kernels]
         return self._kernels[int(np.argmin(errors))]
 
-    def _pair_evidence(self, q: Descriptor, a: int, b: int, usable: np.ndarray, shifts: np.ndarray,
-                       kernel: np.ndarray | None = None) -> float:
-        """In [-1, 1]: how much better ``a`` fits than ``b`` where their templates differ.
+    def _pair_evidence(self, q: Descriptor, ta: np.ndarray, tb: np.ndarray, usable: np.ndarray) -> float:
+        """In [-1, 1]: how much better template ``ta`` fits than ``tb`` where the two differ.
 
-        Each template is taken at the shift (index in ``shifts``) that fits the query best.
-        Only ``usable`` pixels (not in outlier cells) take part; 0 when none of them differ, or
-        when less than ``MatchConfig.pair_visible`` of the pixels where the two differ most are
-        usable (what tells them apart is hidden, and the rest would decide on noise).
+        Both are laid over the query and blurred like it. Only ``usable`` pixels (not in outlier
+        cells) take part; 0 when none of them differ, or when less than
+        ``MatchConfig.pair_visible`` of the pixels where the two differ most are usable (what
+        tells them apart is hidden, and the rest would decide on noise).
         """
-        ta = blur_luma(self._bank.luma_images[a, shifts[a]], kernel)
-        tb = blur_luma(self._bank.luma_images[b, shifts[b]], kernel)
         k = max(8, int(ta.size * self.config.pair_pixels))
         whole = np.abs(ta - tb)
         top = whole >= np.partition(whole.ravel(), whole.size - k)[whole.size - k]
         if float(usable[top].mean()) < self.config.pair_visible:
             return 0.0
-        diff = np.where(usable, whole, 0.0)
-        thr = np.partition(diff.ravel(), diff.size - k)[diff.size - k]
-        region = diff >= max(thr, 1e-6)
-        ea = float(((q.luma - ta)[region] ** 2).mean())
-        eb = float(((q.luma - tb)[region] ** 2).mean())
-        return (eb - ea) / (ea + eb + 1e-6)
+        d = np.where(usable, ta - tb, 0.0)
+        spread = float((d * d).sum())
+        if spread < 1e-6:
+            return 0.0
+        # Where the query lies on the line from tb (-1) to ta (+1), measured where they differ.
+        return float(np.clip((d * (2 * q.luma - ta - tb)).sum() / spread, -1.0, 1.0))
 
     def _answer(self, i: int, flipped: bool, score: float, distance: float, blisters_sure: bool) -> Match:
         lab = self.deck.labels[i]

@@ -21,6 +21,8 @@ off (in its enrollment photo, or along a bent edge at the table) still lines up 
 
 Camera blur is modelled on the templates, never undone on the query: :func:`blur_kernels` lists
 defocus disks and motion streaks, and :func:`blur_luma` shows a template through one of them.
+:func:`align_template` lays a template over a query more closely than a shift can (a homography
+that moves no corner more than ``ALIGN_REACH``), for crops cut from slightly wrong quads.
 """
 
 from __future__ import annotations
@@ -151,6 +153,41 @@ def blur_luma(luma: np.ndarray, kernel: np.ndarray | None) -> np.ndarray:
     return np.clip(b * (float(luma.std()) / max(float(b.std()), 1e-3)), -CLIP, CLIP)
 
 
+ALIGN_ITERATIONS = 12
+"""Iterations of the refinement of a template onto a query (:func:`align_template`)."""
+ALIGN_REACH = 3.5
+"""Farthest (luma pixels) an alignment may move a corner of the descriptor."""
+
+
+def align_template(query: np.ndarray, template: np.ndarray, usable: np.ndarray, dx: float = 0.0,
+                   dy: float = 0.0) -> np.ndarray | None:
+    """The homography (3 x 3) that lays ``template`` over ``query`` best on ``usable`` query pixels.
+
+    Starts from the shift (dx, dy). An enrollment crop cut from a quad with one corner a few
+    pixels off is skewed against every view of its card, which no shift can undo. None when the
+    refinement fails or would move the template implausibly far.
+    """
+    start = np.float32([[1, 0, dx], [0, 1, dy], [0, 0, 1]])
+    try:
+        _, warp = cv2.findTransformECC(template.astype(np.float32), query.astype(np.float32), start,
+                                       cv2.MOTION_HOMOGRAPHY,
+                                       (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, ALIGN_ITERATIONS, 1e-4),
+                                       usable.astype(np.uint8), 1)
+    except cv2.error:
+        return None
+    corners = np.float32([[[0, 0]], [[LUMA_W - 1, 0]], [[LUMA_W - 1, LUMA_H - 1]], [[0, LUMA_H - 1]]])
+    moved = cv2.perspectiveTransform(corners, warp)
+    if not np.isfinite(moved).all() or float(np.abs(moved - corners).max()) > ALIGN_REACH:
+        return None
+    return warp
+
+
+def warp_luma(luma: np.ndarray, warp: np.ndarray) -> np.ndarray:
+    """``luma`` moved by the homography ``warp`` (as found by :func:`align_template`)."""
+    return cv2.warpPerspective(luma, warp, (luma.shape[1], luma.shape[0]), flags=cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_REPLICATE)
+
+
 def rotate_180(d: Descriptor) -> Descriptor:
     """The descriptor of the same crop turned by 180 degrees (exact, no re-sampling)."""
     return Descriptor(np.ascontiguousarray(d.luma[::-1, ::-1]), np.ascontiguousarray(d.chroma[::-1, ::-1]))
@@ -190,6 +227,7 @@ class TemplateBank:
         rows = [[shifted(luma[i].astype(np.float32), chroma[i].astype(np.float32), dx, dy) for dx, dy in moves]
                 for i in range(luma.shape[0])]
         self.variants = len(moves)
+        self.moves = tuple(moves)
         self.luma_images = np.stack([[lv for lv, _ in row] for row in rows])  # (N, variants, H, W)
         self.luma = _cells(self.luma_images.reshape(-1, LUMA_H, LUMA_W), LUMA_H, LUMA_W)
         self.chroma = _cells(np.stack([cv for row in rows for _, cv in row]), CHROMA_H, CHROMA_W)

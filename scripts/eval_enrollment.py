@@ -1,6 +1,7 @@
 """Measure deck enrollment on a deck drawn in a style the readers were never built for.
 
     python scripts/eval_enrollment.py [--scenes 150] [--valais-scenes 60] [--seed 0] [--json]
+                                      [--dump DIR]
 
 1. Draws every card of the sample Via Gladiola deck (and 64 Valais*Wallis event sides) in an
    own "slate" style (dark card, Hershey fonts, blister crosses in a side column, one shared
@@ -14,6 +15,11 @@
    cut out with its ground-truth quad and matched. Reported per visibility bucket: answered,
    abstained, value and blister accuracy over all cards (``value_of_all``, ``blisters_of_all``:
    an abstention counts as a miss) and over the answers, confident-wrong answers, match time.
+
+``--dump DIR`` writes every fully visible card that was missed (abstained, wrong, or blisters left
+open) as a PNG into DIR: the crop as matched, the enrollment crop of the true card and those of
+the two nearest cards of other looks, each with its descriptor lightness below it, captions
+(seed, card, answer, blur, distances) and the matcher's reason (``DeckMatcher.explain``).
 
 The custom faces reach the renderer by replacing ``samples.render.scene._face_at`` inside this
 process only (the renderer itself is unchanged).
@@ -37,8 +43,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import samples.render.scene as scene_mod  # noqa: E402
-from calibration.deck import CardLabel, DeckGame, DeckKind, DeckMatcher, enroll  # noqa: E402
+from calibration.deck import CardLabel, DeckGame, DeckKind, DeckMatcher, Match, enroll  # noqa: E402
 from calibration.enroll_photo import locate_card  # noqa: E402
+from calibration.features import describe  # noqa: E402
 from samples.render.cards import Face  # noqa: E402
 from samples.render.layouts import Placement  # noqa: E402
 from samples.render.scene import BlurKind, SceneConfig, render_scene  # noqa: E402
@@ -189,6 +196,11 @@ scene_mod._face_at = _slate_face_at  # type: ignore[assignment]
 # Enrollment photos and crops
 
 
+def m_look(m: Match) -> tuple[object, ...]:
+    """The printed fields of an answer, comparable with ``CardLabel.look``."""
+    return (m.kind, m.value, m.blisters, m.year)
+
+
 def label_of(spec: CardSpec) -> CardLabel:
     if spec.game is Game.VALAIS:
         return CardLabel(spec.id, DeckKind.TIMELINE, year=spec.year)
@@ -242,7 +254,36 @@ def bucket(v: float) -> str:
     return "full (>=0.95)" if v >= 0.95 else "partial (0.7-0.95)" if v >= 0.7 else "hidden (<0.7)"
 
 
-def evaluate(game: Game, specs: tuple[CardSpec, ...], side: Side, scenes: int, seed0: int) -> dict[str, object]:
+def _panel(crop: np.ndarray, caption: str) -> np.ndarray:
+    """A crop (at ``CROP`` size) with its descriptor lightness below it and a caption above."""
+    crop = cv2.resize(crop, (CROP.width, CROP.height), interpolation=cv2.INTER_AREA)
+    luma = describe(crop).luma
+    grey = np.clip(128 + 50 * luma, 0, 255).astype(np.uint8)
+    grey = cv2.resize(grey, (CROP.width, CROP.width * luma.shape[0] // luma.shape[1]), interpolation=cv2.INTER_NEAREST)
+    panel = np.vstack([np.full((22, CROP.width, 3), 255, np.uint8), crop, cv2.cvtColor(grey, cv2.COLOR_GRAY2BGR)])
+    cv2.putText(panel, caption, (4, 16), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0, 0, 0), 1, cv2.LINE_AA)
+    return panel
+
+
+def dump_miss(directory: Path, name: str, crop: np.ndarray, truth: int, matcher: DeckMatcher,
+              enrolled: list[np.ndarray], answer: str, blur: str) -> None:
+    """One PNG: the missed crop, the true card's enrollment crop and the two nearest other looks."""
+    dist = matcher.distances(crop).min(axis=0)
+    labels = matcher.deck.labels
+    rivals = [int(i) for i in np.argsort(dist) if labels[int(i)].look != labels[truth].look][:2]
+    panels = [_panel(crop, f"{name} -> {answer} ({blur})")]
+    for i in [truth, *rivals]:
+        panels.append(_panel(enrolled[i], f"{labels[i].identity} d={dist[i]:.3f}"))
+    sheet = np.hstack(panels)
+    why = np.full((22, sheet.shape[1], 3), 255, np.uint8)
+    cv2.putText(why, matcher.explain(crop)[1][:150], (4, 16), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0, 0, 160), 1,
+                cv2.LINE_AA)
+    directory.mkdir(parents=True, exist_ok=True)
+    cv2.imwrite(str(directory / f"{name}.png"), np.vstack([sheet, why]))
+
+
+def evaluate(game: Game, specs: tuple[CardSpec, ...], side: Side, scenes: int, seed0: int,
+             dump: Path | None = None) -> dict[str, object]:
     dgame = DeckGame(game.value)
     t0 = time.perf_counter()
     photos = [enrollment_photo(s, side, 1000 + i) for i, s in enumerate(specs)]
@@ -269,6 +310,11 @@ def evaluate(game: Game, specs: tuple[CardSpec, ...], side: Side, scenes: int, s
             match_time += time.perf_counter() - t
             matched += 1
             spec = truth.spec
+            if dump is not None and truth.visible_fraction >= 0.95 and (
+                    m is None or m_look(m) != label_of(spec).look):
+                answer = "abstain" if m is None else f"{m.identity}/b{m.blisters}"
+                dump_miss(dump, f"{seed0 + k}-{spec.id}", crop, specs.index(spec), matcher, crops, answer,
+                          str(sc.truth.conditions.to_json()["blur"]))
             for name in (bucket(truth.visible_fraction), "all (>=0.3)"):
                 tl = tallies[name]
                 tl.n += 1
@@ -304,8 +350,11 @@ def main() -> int:
     ap.add_argument("--valais-scenes", type=int, default=60)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--dump", type=Path, default=None, metavar="DIR",
+                    help="write missed fully visible cards as PNGs into DIR (e.g. /tmp/enroll_dbg)")
     args = ap.parse_args()
-    results = [evaluate(Game.GLADIOLA, default_specs(Game.GLADIOLA), Side.FRONT, args.scenes, args.seed)]
+    results = [evaluate(Game.GLADIOLA, default_specs(Game.GLADIOLA), Side.FRONT, args.scenes, args.seed,
+                        args.dump)]
     if args.valais_scenes:
         valais = default_specs(Game.VALAIS)[:64]
         results.append(evaluate(Game.VALAIS, valais, Side.EVENT, args.valais_scenes, args.seed))
