@@ -26,8 +26,10 @@ MIN_AREA = 0.02
 """Smallest card area, as a fraction of the photo, for an outline to count as the card."""
 ASPECT = (0.5, 0.85)
 """Plausible short/long side ratios of a card seen from roughly above."""
-AGREE = 0.04
-"""Largest corner distance, as a fraction of the card's long side, for two quads to agree."""
+AGREE = 0.015
+"""Largest corner distance, as a fraction of the card's long side, for two quads to agree (a
+detected quad is used instead of the outline only then: the segmenting detector's corners can be
+1-3% of the long side off, which skews the enrolled template against every view of its card)."""
 
 
 def order_upright(quad: np.ndarray) -> np.ndarray:
