@@ -19,7 +19,9 @@ layout as the starting position (no moves): the START card (Gladiola), the first
   card with that reading not yet on the table (preceded by a :class:`TableWalk` of the card
   beneath when that card was refused but the players built on it); a gladiola settles beside the pile ->
   :class:`LayGladiola`; a START card settles after a FINISH -> new pile, and the START card's
-  quarter turn against day 1 is checked against the day the engine expects (a notice if not).
+  quarter turn against day 1 is checked against the day the engine expects (a notice if not);
+  a START card turned for the next day with no FINISH seen -> :class:`TableWalk` of a FINISH
+  card (the camera missed it) and a new pile.
 * :class:`ValaisMoves`: a card settles in the row with a readable date -> :class:`PlaceSeen` at
   its position in row order; a wrong card that is then taken away -> nothing; a timeline card
   taken away -> :class:`RemoveFromTimeline` (joker 1915).
@@ -129,6 +131,7 @@ class GladiolaMoves:
         self._day = 1
         self._day1_angle: float | None = None
         self._awaiting_start = False
+        self._judged: tuple[str, str] | None = None  # the last walk reported, and the top it was laid on
 
     @property
     def zones(self) -> Zones:
@@ -173,10 +176,18 @@ class GladiolaMoves:
 
     def interpret(self, event: TableEvent, width: int, height: int, view: Any) -> Outcome:
         self._sync(view)
-        if not isinstance(event, CardSettled):
-            return Outcome()
+        if not isinstance(event, CardSettled) or (view is not None and view.over):
+            return Outcome()  # once the game is over, cards moved about are not moves
         card, reading = event.card, event.card.reading
         if reading.kind is CardKind.START:
+            finish = self._missed_finish(card)
+            if finish is not None:
+                # the table overrules: the START card shows the next day, so a FINISH was laid
+                self._on_table.add(finish)
+                self._awaiting_start = True
+                self._day += 1
+                return Outcome((Conclusion(gladiola.TableWalk(finish), event.evidence),),
+                               self._new_pile(card, None, width, height))
             return Outcome(notes=self._new_pile(card, event.previous, width, height))
         if not self._zones.zones:
             return Outcome()
@@ -184,16 +195,22 @@ class GladiolaMoves:
             if event.previous == reading:
                 return Outcome()
             card_id = self._card_for(reading)
-            if card_id is None:
+            if card_id is None or card_id in self._on_table:
                 if self._card_for(reading, allow_on_table=True) is not None:
                     return Outcome()  # a card already counted shows again (e.g. a bad walk taken back)
                 return Outcome(notes=(f"walk pile shows {reading.describe()}: no such card left in the deck",))
+            if self._judged == (card_id, self._top):
+                # the engine refused this card on this top and it settled again (nudged, or its
+                # outline seen anew): the verdict stands, nothing new to judge
+                return Outcome(notes=(f"the refused {reading.describe()} still lies on the walk pile",))
             notes = self._blister_check(card_id, reading)
             conclusions: tuple[Conclusion, ...] = ()
             under = self._built_on(event.previous, card_id)
             if under is not None:
                 conclusions = (Conclusion(gladiola.TableWalk(under), event.evidence),)
                 self._on_table.add(under)
+                self._top = under
+            self._judged = (card_id, self._top)
             self._top = card_id
             self._on_table.add(card_id)
             self._zones = self._zones.with_zone(gladiola_zones(card.quad, width, height).get(ZoneKind.WALK_PILE))  # type: ignore[arg-type]
@@ -209,6 +226,16 @@ class GladiolaMoves:
             return Outcome((Conclusion(gladiola.LayGladiola(card_id), event.evidence),),
                            self._blister_check(card_id, reading))
         return Outcome()
+
+    def _missed_finish(self, card: SettledCard) -> str | None:
+        """A free FINISH card id when ``card`` (a START card) is turned for the day after today
+        although no FINISH card was seen to end today (its top card went unread, say)."""
+        if self._awaiting_start or self._day1_angle is None or self._day >= gladiola.DAYS:
+            return None
+        shown = 1 + quarter_turns(self._day1_angle, up_angle(card.quad))
+        if shown != self._day + 1:
+            return None
+        return self._card_for(Reading(CardKind.FINISH, gladiola.FINISH_VALUE))
 
     def _built_on(self, previous: Reading | None, card_id: str) -> str | None:
         """The refused walk card the players laid ``card_id`` on, when the table overrules.
@@ -578,4 +605,6 @@ class Tracker:
                 self._notices.append(Notice(frame_index, timestamp, note))
             for c in outcome.conclusions:
                 out.append(TrackedMove(frame_index, timestamp, c.action, c.evidence, c.unsure))
+            if outcome.conclusions:
+                view = None  # the view predates these moves: the interpreter's own model stands
         return out

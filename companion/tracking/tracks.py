@@ -14,7 +14,10 @@ How it decides:
   it has at least ``min_votes`` votes and more than ``vote_share`` of the window. A single
   misread frame therefore never changes a card.
 * **Settling.** A track "changes" when a corner moves more than ``move_tolerance`` from where it
-  rests (its anchor) or when its confirmed reading changes. It is settled once it has not
+  rests (its anchor) or when its confirmed reading changes; a quad that jumps back to where the
+  card rested before its last change, showing the same card (or nothing readable), is the
+  detector flickering between two outlines of a card at rest (a pile's top card alone or with
+  the edges below it), not a move. It is settled once it has not
   changed for ``settle_seconds`` of calm table (see below) and has a confirmed reading.
 * **Hands.** The table is *busy* in a frame when the caller says a hand is seen (``hand=True``,
   e.g. from :func:`skin_fraction`), when a card is moving, or when at least ``unstable_share``
@@ -170,6 +173,19 @@ class _Track:
     settled: SettledCard | None = None
     moved_now: bool = False
     seen_now: bool = False
+    before: Quad | None = None
+    """Where the card rested before its last move (a detector flickering between two outlines of
+    a card at rest makes the quad jump back and forth between them)."""
+    flicker: bool = False
+    """The last jump went back to ``before``: the card rests at either outline."""
+
+
+def _same_card(reading: Reading | None, obs: CardObservation) -> bool:
+    """Whether ``obs`` may show the card a track holds: unread, or the same kind and value (a
+    blister count may come and go with the outline)."""
+    if obs.kind is CardKind.UNKNOWN or reading is None:
+        return True
+    return obs.kind is reading.kind and obs.value == reading.value and obs.date == reading.date
 
 
 class CardTracker:
@@ -205,13 +221,13 @@ class CardTracker:
         return max(self.config.min_move_px, self.config.move_tolerance * card_size(quad))
 
     def _as_settled(self, track: _Track, reading: Reading | None) -> bool:
-        """Whether the track rests where, and shows what, it showed when it last settled."""
+        """Whether the track rests where (at either outline of a flicker), and shows what, it
+        showed when it last settled."""
         old = track.settled
-        return (
-            old is not None
-            and old.reading == reading
-            and corner_shift(old.quad, track.anchor) <= self._tolerance(old.quad)
-        )
+        if old is None or old.reading != reading:
+            return False
+        places = [track.anchor] + ([track.before] if track.flicker and track.before is not None else [])
+        return any(corner_shift(old.quad, q) <= self._tolerance(old.quad) for q in places)
 
     # -- the frame step --------------------------------------------------------------------
 
@@ -271,10 +287,14 @@ class CardTracker:
         track.last_seen = now
         track.quad = obs.quad
         if corner_shift(track.anchor, obs.quad) > self._tolerance(track.anchor):
-            track.anchor = obs.quad
-            track.last_change = now
-            track.moved_now = True
-            track.votes.clear()
+            back = (track.before is not None and corner_shift(track.before, obs.quad) <= self._tolerance(track.before)
+                    and _same_card(track.reading, obs))
+            track.anchor, track.before = (track.before if back else obs.quad), track.anchor  # type: ignore[assignment]
+            track.flicker = back
+            if not back:
+                track.last_change = now
+                track.moved_now = True
+                track.votes.clear()
         if obs.visible and obs.confidence >= cfg.min_confidence:
             track.votes.append((Reading.of(obs), obs, now))
             while len(track.votes) > cfg.vote_window:

@@ -138,6 +138,42 @@ def test_gladiola_finish_and_start_card_orientation_checks_the_day(turn, consist
     assert (day_notes == []) is consistent, notes
 
 
+@pytest.mark.parametrize("turn", [90.0, 0.0])
+def test_gladiola_a_start_card_turned_for_the_next_day_stands_for_an_unseen_finish(turn):
+    # The FINISH card on the pile is never read; the pile goes aside and the START card comes
+    # back turned a quarter for day 2: the day must have ended.
+    film = Film(seed=5)
+    film.still([START], 20)
+    top = START
+    for value in (10, 20, 30, 40):
+        card = walk(value, 0)
+        film.lay([top], card, covers=[top])
+        film.still([card], 20)
+        top = card
+    unread = Card(*PILE, CardKind.UNKNOWN)
+    film.lay([top], unread, covers=[top])
+    film.still([unread], 20)
+    aside = unread.at(250, 600)
+    film.lay([], aside, source=PILE)
+    film.still([aside], 25)
+    new_start = Card(*PILE, CardKind.START, 0, 0, angle=turn)
+    film.lay([aside], new_start)
+    film.still([aside, new_start], 25)
+    day2 = Card(*PILE, CardKind.WALK, 3, 3)
+    film.lay([aside, new_start], day2, covers=[new_start])
+    film.still([aside, day2], 25)
+    observer = gladiola.Observer.start(3, 1)
+    moves, verdicts = play(Tracker("gladiola"), film, observer)
+    actions = [m.action for _, m in moves]
+    walks = [gladiola.Walk(c) for c in ("W10", "W20", "W30", "W40")]
+    if turn == 90.0:
+        assert actions == walks + [gladiola.TableWalk("F1"), gladiola.Walk("W03")]
+        assert all(v.legal for v in verdicts) and observer.public_view().day == 2
+    else:  # an unturned START card says nothing about the day
+        assert actions == walks + [gladiola.Walk("W03")]
+        assert not verdicts[-1].legal and observer.public_view().day == 1
+
+
 def test_gladiola_reports_blister_mismatch_against_the_deck_file():
     deck = gladiola.load_deck()
     wrong = (deck.walk_card(9).blisters + 1) % 6
@@ -294,3 +330,70 @@ def test_latency_from_settle_to_move(fps, capsys):
     assert latency == SETTLE_FRAMES + 1
     with capsys.disabled():
         print(f"\nsettle-to-move latency at {fps:g} fps: {latency} frames = {latency / fps:.3f} s")
+
+
+def test_gladiola_a_refused_card_settling_again_is_not_judged_twice():
+    deck = gladiola.load_deck()
+    w12, w30 = walk(12, deck.walk_card(12).blisters), walk(30, deck.walk_card(30).blisters)
+    film = Film(seed=4)
+    film.still([START], 20)
+    film.lay([START], w12, covers=[START])
+    film.still([w12], 30)
+    film.lay([w12], w30, covers=[w12])
+    film.still([w30], 30)
+    film.still([w12], 30)  # taken back for a moment ...
+    film.lay([w12], w30, covers=[w12])  # ... and laid again without a word
+    film.still([w30], 30)
+    observer = gladiola.Observer.start(2, 0)
+    tracker = Tracker("gladiola")
+    moves, verdicts = play(tracker, film, observer)
+    assert [m.action for _, m in moves] == [gladiola.Walk("W12"), gladiola.Walk("W30")]
+    assert [v.legal for v in verdicts] == [True, False]
+    assert any("refused" in n.message for n in tracker.notices())
+
+
+def test_gladiola_nothing_is_a_move_once_the_game_is_over():
+    deck = gladiola.load_deck()
+    film = Film(seed=6)
+    film.still([START], 20)
+    w5 = walk(5, deck.walk_card(5).blisters)
+    film.lay([START], w5, covers=[START])
+    film.still([w5], 30)
+    observer = gladiola.Observer.start(2, 0)
+    over = gladiola.PublicView.from_json({**observer.public_view().to_json(), "over": True, "current_player": None})
+    tracker = Tracker("gladiola")
+    moves = [m for i, r in enumerate(film.results()) for m in tracker.update(i, i / FPS, r, view=over)]
+    assert moves == []
+    assert [m.action for _, m in play(Tracker("gladiola"), film, observer)[0]] == [gladiola.Walk("W05")]
+
+
+def test_gladiola_two_unseen_finishes_in_a_row_both_follow_from_the_start_card():
+    # Day 1 ends unseen while another card settles in the same frame as the turned START card
+    # (the engine's view given for that frame is then out of date); day 2 ends unseen as well.
+    film = Film(seed=7)
+    film.still([START], 20)
+    w10 = walk(10, 0)
+    film.lay([START], w10, covers=[START])
+    film.still([w10], 20)
+    aside1 = Card(250, 600, CardKind.UNKNOWN)
+    film.lay([], aside1, source=PILE)
+    film.still([aside1], 25)
+    flower = Card(1100, 120, CardKind.GLADIOLA, None, 2)
+    day2_start = Card(*PILE, CardKind.START, 0, 0, angle=90.0)
+    film.still([aside1, day2_start, flower], 25)  # both appear at once and settle together
+    w12 = Card(*PILE, CardKind.WALK, 12, 0)
+    film.lay([aside1, flower, day2_start], w12, covers=[day2_start])
+    film.still([aside1, flower, w12], 25)
+    aside2 = Card(420, 600, CardKind.UNKNOWN)
+    film.lay([aside1, flower], aside2, source=PILE)
+    film.still([aside1, flower, aside2], 25)
+    day3_start = Card(*PILE, CardKind.START, 0, 0, angle=180.0)
+    film.lay([aside1, flower, aside2], day3_start)
+    film.still([aside1, flower, aside2, day3_start], 25)
+    observer = gladiola.Observer.start(3, 1)
+    tracker = Tracker("gladiola")
+    moves, verdicts = play(tracker, film, observer)
+    assert [m.action for _, m in moves] == [gladiola.Walk("W10"), gladiola.TableWalk("F1"), gladiola.Walk("W12"),
+                                            gladiola.TableWalk("F2")]
+    assert all(v.legal for v in verdicts) and observer.public_view().day == 3
+    assert not [n for n in tracker.notices() if "turned for day" in n.message]

@@ -172,3 +172,31 @@ def test_skin_fraction_measures_skin_coloured_area(patch):
     image[:patch, :] = (120, 150, 220)  # BGR of light skin
     assert skin_fraction(image) == pytest.approx(patch / 100, abs=1e-6)
     assert skin_fraction(image, (0, 0, 100, 10)) == pytest.approx(1.0 if patch >= 10 else 0.0)
+
+
+def test_an_outline_flickering_between_two_shapes_is_not_a_move():
+    # The detector sees a pile's top card now alone, now run together with the edges below it
+    # (then unread): the pile is at rest, and a card laid elsewhere still settles on time.
+    film = Film()
+    film.still([W30], 30)
+    first = len(film.frames)
+    for k in range(40):
+        pile = W30.obs() if (k // 3) % 2 == 0 else W30.obs(14, -12, kind=CardKind.UNKNOWN, value=None, blisters=None,
+                                                            confidence=0.0, visible=False)
+        film.frame([pile, G3.obs()])
+    events = settled(run(CardTracker(), film))
+    assert [(e.card.reading.kind, e.previous) for _, e in events] == [(CardKind.WALK, None), (CardKind.GLADIOLA, None)]
+    # only the first jump (frame first + 3) looks like a move, and holds the table up one frame
+    assert events[1][0] == first + 4 + SETTLE_FRAMES
+    assert not any(e.moved for _, e in events)
+
+
+def test_a_card_put_back_where_another_lay_is_a_change_not_a_flicker():
+    # A pile's spot: the 17 is covered while a 30 comes in over it and lies down in its place.
+    film = Film()
+    film.still([W17], 30)
+    film.frame([W30.at(W17.x + 40, W17.y + 30).obs(confidence=0.4, visible=False)])
+    rest = film.still([W30.at(W17.x, W17.y)], 30)
+    events = settled(run(CardTracker(), film))
+    assert [e.card.reading.value for _, e in events] == [17, 30]
+    assert events[1][0] == rest + SETTLE_FRAMES
