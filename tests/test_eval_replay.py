@@ -106,7 +106,7 @@ def test_latency_is_announce_frame_minus_rest_frame(tool, truth):
     assert score.fps == 10.0
 
 
-def test_valais_places_compare_by_the_seen_year_and_position(tool):
+def test_valais_places_compare_by_the_seen_year_and_count_positions_apart(tool):
     from companion.games.valais import load_catalogue
 
     truth = json.loads((ROOT / "samples" / "videos" / "valais.log.json").read_text())
@@ -120,7 +120,9 @@ def test_valais_places_compare_by_the_seen_year_and_position(tool):
                            "card": {"id": 1000000 + card.card_id, "date": str(card.date.year), "joker": None}}
     found["events"].insert(3, {"turn": 0, "player": 0, "action": {"type": "remove", "index": 2},
                                "verdict": {"legal": True, "draws": 0}})
-    places[1]["action"]["position"] += 1  # seen at another place in the row: not the same move
+    places[1]["action"]["position"] += 1  # seen at another place in the row: the same move
+    places[2]["action"]["card"]["date"] = "1066"  # another year: not the same move
     score = tool.compare(found, truth)
     n = len(seen(truth))
     assert (score.matched, score.missed, score.phantom) == (n - 1, 1, 1)
+    assert score.positions_equal == n - 2

@@ -306,6 +306,7 @@ class ValaisMoves:
         self._zones = Zones()
         self._row: dict[int, tuple[SettledCard, valais.SeenCard]] = {}  # accepted, by track id
         self._wrong: set[int] = set()
+        self._orphans: list[valais.SeenCard] = []  # accepted cards whose track was lost
         self._synthetic = 0
 
     @property
@@ -319,10 +320,12 @@ class ValaisMoves:
         for tid in [t for t, (_, seen) in self._row.items() if seen.card_id not in ids]:
             del self._row[tid]
             self._wrong.add(tid)
+        self._orphans = [seen for seen in self._orphans if seen.card_id in ids]
+        self._removal_due = view.step is valais.Step.REMOVE_1915
 
     def _seen(self, date: VisionDate) -> tuple[valais.SeenCard, tuple[str, ...]]:
         wanted = _engine_date(date)
-        used = {seen.card_id for _, seen in self._row.values()}
+        used = {seen.card_id for _, seen in self._row.values()} | {seen.card_id for seen in self._orphans}
         same = [c for c in self.catalogue.cards if c.date == wanted and c.card_id not in used]
         if same:
             notes = () if len(same) == 1 else (f"{len(same)} catalogue cards show {wanted}: took card {same[0].card_id}",)
@@ -357,6 +360,7 @@ class ValaisMoves:
         return ()
 
     def interpret(self, event: TableEvent, width: int, height: int, view: Any) -> Outcome:
+        self._removal_due = True  # without the engine's view every accepted card taken away counts
         self._sync(view)
         tid = event.card.track_id
         if isinstance(event, CardRemoved):
@@ -365,6 +369,14 @@ class ValaisMoves:
                 return Outcome()
             if tid not in self._row:
                 return Outcome()
+            if not self._removal_due:
+                # no 1915 joker asks for a removal: the card was pushed along or covered and its
+                # track lost; it stays in the timeline until a track shows its date again
+                seen = self._row.pop(tid)[1]
+                self._orphans.append(seen)
+                self._refresh_zone()
+                return Outcome(notes=(f"the timeline card {seen.date} is no longer seen: only a 1915 joker takes "
+                                      "a card out of the timeline",))
             index = self._ordered().index(tid)
             del self._row[tid]
             self._refresh_zone()
@@ -380,6 +392,8 @@ class ValaisMoves:
         if self._zones.zones and not self._zones.holds(ZoneKind.ROW, card.quad):
             return Outcome()
         card, tid = self._unshift(card)
+        if tid == card.track_id and tid not in self._row and self._hand_over(card):
+            return Outcome()
         seen, notes = self._seen(card.reading.date)
         order = self._ordered(card)
         before = order[: order.index(tid)]
@@ -427,6 +441,26 @@ class ValaisMoves:
         for t, seen in assignment.items():
             self._row[t] = (tracks[t], seen)
         return tracks[placed[0]], placed[0]
+
+    def _hand_over(self, card: SettledCard) -> bool:
+        """Whether ``card`` is an accepted row card seen on a new track: an accepted card with
+        its date whose own track now shows another date (the row was pushed along, and not as
+        one clean shift), or whose track was lost. The accepted card moves to ``card``'s track;
+        nothing was placed."""
+        date = _engine_date(card.reading.date)  # type: ignore[arg-type]
+        for t, (c, seen) in self._row.items():
+            if seen.date == date and (c.reading.date is None or _engine_date(c.reading.date) != date):
+                del self._row[t]
+                self._row[card.track_id] = (card, seen)
+                self._refresh_zone()
+                return True
+        orphan = next((seen for seen in self._orphans if seen.date == date), None)
+        if orphan is None:
+            return False
+        self._orphans.remove(orphan)
+        self._row[card.track_id] = (card, orphan)
+        self._refresh_zone()
+        return True
 
     def _refresh_zone(self) -> None:
         if self._row:

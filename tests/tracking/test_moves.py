@@ -219,18 +219,39 @@ def test_valais_placements_wrong_card_and_removal():
     film.lay([early, late], first.at(640, HEIGHT + 200), source=(first.x, first.y))
     film.still([early, late], 30)
     observer = valais.Observer.start(2, 0, first_card=109, catalogue=catalogue)
-    moves, verdicts = play(Tracker("valais", data=catalogue), film, observer)
+    tracker = Tracker("valais", data=catalogue)
+    moves, verdicts = play(tracker, film, observer)
     actions = [m.action for _, m in moves]
     assert actions == [
         valais.PlaceSeen(catalogue.card(166).seen(), 1),
         valais.PlaceSeen(catalogue.card(5).seen(), 0),
         valais.PlaceSeen(catalogue.card(6).seen(), 2),
-        valais.RemoveFromTimeline(1),
     ]
     assert moves[0][0] > turned  # nothing before the date side is readable
-    assert [v.legal for v in verdicts] == [True, True, True, False]
+    assert [v.legal for v in verdicts] == [True, True, True]
     assert "wrong" in " ".join(verdicts[2].messages)
     assert [c.card_id for c in observer.public_view().timeline] == [5, 109, 166]
+    # the 1920 taken away without a 1915 joker: not a move (a pushed card's track is lost the
+    # same way), but the players are told
+    assert any("1920 is no longer seen" in n.message for n in tracker.notices())
+
+
+def test_valais_a_timeline_card_lost_and_seen_again_is_not_placed_twice():
+    catalogue = valais.load_catalogue()
+    first, late = timeline(640, "1920"), timeline(760, "1990")
+    film = Film(seed=8)
+    film.still([first], 20)
+    film.lay([first], late)
+    film.still([first, late], 20)
+    film.lay([first], late.at(late.x, HEIGHT + 200), source=(late.x, late.y))  # taken up ...
+    film.still([first], 30)
+    moved = late.at(900, late.y)
+    film.lay([first], moved)  # ... and laid down again further along the row
+    film.still([first, moved], 30)
+    observer = valais.Observer.start(2, 0, first_card=109, catalogue=catalogue)
+    moves, verdicts = play(Tracker("valais", data=catalogue), film, observer)
+    assert [m.action for _, m in moves] == [valais.PlaceSeen(catalogue.card(166).seen(), 1)]
+    assert [c.card_id for c in observer.public_view().timeline] == [109, 166]
 
 
 @pytest.mark.parametrize(("cards_pushed", "year"), [(1, 1951), (2, 1901)])
@@ -397,3 +418,18 @@ def test_gladiola_two_unseen_finishes_in_a_row_both_follow_from_the_start_card()
                                             gladiola.TableWalk("F2")]
     assert all(v.legal for v in verdicts) and observer.public_view().day == 3
     assert not [n for n in tracker.notices() if "turned for day" in n.message]
+
+
+def test_valais_without_the_engine_a_timeline_card_taken_away_is_a_removal():
+    # With no engine view the tracker cannot know whether a 1915 joker asks for a removal: a
+    # timeline card taken away is reported (the engine, when there is one, then judges it).
+    first, late = timeline(640, "1920"), timeline(760, "1990")
+    film = Film(seed=9)
+    film.still([first], 20)
+    film.lay([first], late)
+    film.still([first, late], 20)
+    film.lay([late], first.at(640, HEIGHT + 200), source=(first.x, first.y))
+    film.still([late], 40)
+    tracker = Tracker("valais")
+    actions = [m.action for i, r in enumerate(film.results()) for m in tracker.update(i, i / FPS, r)]
+    assert actions[-1] == valais.RemoveFromTimeline(0)
