@@ -146,17 +146,32 @@ def compare(found: dict, truth: dict, frames: dict | None = None) -> ReplayScore
     )
 
 
+def pause_frames(truth: dict, frames: dict) -> tuple[int, ...]:
+    """The frames at which the truth's pauses happened (their turn's first frame in the video
+    truth): what ``companion replay --pause-at`` takes to press Pause as a player would."""
+    first = {e["turn"]: e.get("first_frame") for e in frames["events"]}
+    turns = [e["turn"] for e in truth["events"] if e["action"].get("type") == "pause"]
+    return tuple(int(first[t]) for t in turns if first.get(t) is not None)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("replay", help="the replay's JSON output")
+    parser.add_argument("replay", help="the replay's JSON output (not read with --print-pauses; give -)")
     parser.add_argument("truth", help="the ground-truth log (e.g. samples/videos/valais.log.json)")
     parser.add_argument("--frames", help="the video's per-frame truth (e.g. samples/videos/valais.truth.json.gz)")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--print-pauses", action="store_true",
+                        help="only print the truth's pause frames (needs --frames), for replay --pause-at")
     args = parser.parse_args(argv)
     try:
-        found = json.loads(Path(args.replay).read_text())
         truth = json.loads(Path(args.truth).read_text())
         frames = json.loads(gzip.decompress(Path(args.frames).read_bytes())) if args.frames else None
+        if args.print_pauses:
+            if frames is None:
+                raise ValueError("--print-pauses needs --frames")
+            print(",".join(str(f) for f in pause_frames(truth, frames)))
+            return 0
+        found = json.loads(Path(args.replay).read_text())
         score = compare(found, truth, frames)
     except (OSError, ValueError, KeyError, TypeError, EOFError, gzip.BadGzipFile) as exc:
         print(f"eval_replay: error: {exc}", file=sys.stderr)

@@ -126,3 +126,12 @@ def test_valais_places_compare_by_the_seen_year_and_count_positions_apart(tool):
     n = len(seen(truth))
     assert (score.matched, score.missed, score.phantom) == (n - 1, 1, 1)
     assert score.positions_equal == n - 2
+
+
+def test_pause_frames_are_the_first_frames_of_the_pause_turns(tool, truth):
+    pauses = [e["turn"] for e in truth["events"] if e["action"]["type"] == "pause"]
+    assert len(pauses) > 3
+    frames = {"events": [{"turn": e["turn"], "first_frame": 10 * e["turn"]} for e in truth["events"]]}
+    frames["events"][0]["first_frame"] = None  # a turn the video does not show
+    expected = tuple(10 * t for t in pauses if t != truth["events"][0]["turn"])
+    assert tool.pause_frames(truth, frames) == expected

@@ -36,8 +36,11 @@ def _first_valais_card(module: Any, layout: Any) -> Any:
 
 
 def replay(source_spec: str, game: str, names: tuple[str, ...], first_player: int = 0,
-           progress: bool = False, profile: str | None = None) -> dict[str, Any]:
-    """Run a recorded game through vision and tracking; return the simulate-shaped log."""
+           progress: bool = False, profile: str | None = None, pause_at: tuple[int, ...] = ()) -> dict[str, Any]:
+    """Run a recorded game through vision and tracking; return the simulate-shaped log.
+
+    ``pause_at``: Via Gladiola frame indices at which the Pause button is pressed (a pause
+    happens in a player's hand, so at a real table a player presses it; this replays that)."""
     from companion.setup_profile import load_setup
     from companion.sources import SourceKind, SourceState, classify, open_source
     from companion.vision_moves import VisionMoves
@@ -50,6 +53,9 @@ def replay(source_spec: str, game: str, names: tuple[str, ...], first_player: in
         raise CompanionError(f"{module.TITLE} takes {module.MIN_PLAYERS}..{module.MAX_PLAYERS} players, got {len(names)}")
     if not 0 <= first_player < len(names):
         raise CompanionError(f"--first-player: expected 0..{len(names) - 1}, got {first_player}")
+    if pause_at and game != "gladiola":
+        raise CompanionError(f"--pause-at: pauses are a Via Gladiola move, this game is {module.TITLE}")
+    pauses = sorted(pause_at)
     kind, _ = classify(source_spec)
     if kind not in (SourceKind.FILE, SourceKind.FOLDER):
         raise CompanionError(f"replay: expected a video file or a folder of images, got a {kind.value}")
@@ -75,6 +81,12 @@ def replay(source_spec: str, game: str, names: tuple[str, ...], first_player: in
             frames += 1
             if bar is not None:
                 bar.update(1)
+            while pauses and pauses[0] <= frame.index and observer is not None:
+                pauses.pop(0)
+                player = observer.current_player
+                verdict = observer.apply(module.Pause())
+                events.append({"turn": len(events) + 1, "player": player, "action": module.Pause().to_json(),
+                               "verdict": verdict.to_json(), "frame": frame.index})
             found = vision.moves(frame)
             if observer is None and vision.tracker.started:
                 observer = module.Observer.start(len(names), first_player,
@@ -111,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
     from companion.simulate import player_names
 
     log = replay(args.source, args.game, player_names(args.players), args.first_player,
-                 progress=not args.json, profile=args.profile)
+                 progress=not args.json, profile=args.profile, pause_at=_frame_list(args.pause_at))
     if args.json:
         json.dump(log, sys.stdout, ensure_ascii=False)
         sys.stdout.write("\n")
@@ -123,6 +135,19 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _frame_list(text: str | None) -> tuple[int, ...]:
+    """``"28,31,400"`` -> (28, 31, 400); CompanionError for anything else."""
+    if not text:
+        return ()
+    try:
+        frames = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise CompanionError(f"--pause-at: expected comma-separated frame numbers, got {text!r}") from None
+    if any(f < 0 for f in frames):
+        raise CompanionError(f"--pause-at: expected frame numbers of 0 or more, got {text!r}")
+    return frames
+
+
 def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     p = sub.add_parser("replay", help="judge a recorded game (video or image folder) headless")
     p.add_argument("source", help="a video file or a folder of images")
@@ -130,5 +155,7 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
     p.add_argument("--players", required=True, help="a count or comma-separated names")
     p.add_argument("--first-player", type=int, default=0, help="seat index of the start player")
     p.add_argument("--profile", help=PROFILE_HELP)
+    p.add_argument("--pause-at", metavar="FRAMES",
+                   help="Via Gladiola: comma-separated frame numbers at which the Pause button is pressed")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run)

@@ -1,0 +1,39 @@
+"""``companion replay``: the Pause button pressed at given frames (``--pause-at``) and bad input."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from companion.commands.replay import _frame_list, replay
+from companion.errors import CompanionError
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture()
+def stills(tmp_path: Path) -> Path:
+    still = sorted((ROOT / "samples" / "stills" / "gladiola").glob("*.jpg"))[0]
+    for k in range(3):
+        shutil.copy(still, tmp_path / f"frame_{k:03d}.jpg")
+    return tmp_path
+
+
+def test_pauses_pressed_at_frames_are_judged_in_turn(stills: Path) -> None:
+    log = replay(str(stills), "gladiola", ("Ann", "Ben", "Cy"), first_player=1, pause_at=(2, 0))
+    pauses = [e for e in log["events"] if e["action"] == {"type": "pause"}]
+    assert [(e["player"], e["frame"]) for e in pauses] == [(1, 0), (2, 2)]
+    assert all(e["verdict"]["legal"] and e["verdict"]["draws"] == 1 for e in pauses)
+    assert log["frames"] == 3
+
+
+def test_pause_frames_are_checked(stills: Path) -> None:
+    assert _frame_list("28,31, 400") == (28, 31, 400)
+    assert _frame_list(None) == ()
+    for bad in ("28;31", "-3", "x"):
+        with pytest.raises(CompanionError, match="--pause-at"):
+            _frame_list(bad)
+    with pytest.raises(CompanionError, match="Via Gladiola"):
+        replay(str(stills), "valais", ("Ann", "Ben"), pause_at=(1,))
