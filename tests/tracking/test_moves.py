@@ -100,8 +100,11 @@ def test_still_table_with_jitter_and_misreads_gives_no_moves():
     assert moves == [] and tracker.started and tracker.notices() == ()
 
 
-def _to_finish_and_new_day(start_turn: float) -> tuple[Film, Card]:
-    film = Film(seed=3)
+def _to_finish_and_new_day(start_turn: float, finish: Card = Card(*PILE, CardKind.FINISH, 50, 1),
+                           seed: int = 3) -> tuple[Film, Card]:
+    """Walks 10..40, ``finish`` on them, the pile set aside, a START card turned by
+    ``start_turn`` degrees, and a walk 3 on it."""
+    film = Film(seed=seed)
     film.still([START], 20)
     top = START
     for value in (10, 20, 30, 40):
@@ -109,7 +112,6 @@ def _to_finish_and_new_day(start_turn: float) -> tuple[Film, Card]:
         film.lay([top], card, covers=[top])
         film.still([card], 20)
         top = card
-    finish = Card(*PILE, CardKind.FINISH, 50, 1)
     film.lay([top], finish, covers=[top])
     film.still([finish], 20)
     aside = finish.at(250, 600)
@@ -142,26 +144,7 @@ def test_gladiola_finish_and_start_card_orientation_checks_the_day(turn, consist
 def test_gladiola_a_start_card_turned_for_the_next_day_stands_for_an_unseen_finish(turn):
     # The FINISH card on the pile is never read; the pile goes aside and the START card comes
     # back turned a quarter for day 2: the day must have ended.
-    film = Film(seed=5)
-    film.still([START], 20)
-    top = START
-    for value in (10, 20, 30, 40):
-        card = walk(value, 0)
-        film.lay([top], card, covers=[top])
-        film.still([card], 20)
-        top = card
-    unread = Card(*PILE, CardKind.UNKNOWN)
-    film.lay([top], unread, covers=[top])
-    film.still([unread], 20)
-    aside = unread.at(250, 600)
-    film.lay([], aside, source=PILE)
-    film.still([aside], 25)
-    new_start = Card(*PILE, CardKind.START, 0, 0, angle=turn)
-    film.lay([aside], new_start)
-    film.still([aside, new_start], 25)
-    day2 = Card(*PILE, CardKind.WALK, 3, 3)
-    film.lay([aside, new_start], day2, covers=[new_start])
-    film.still([aside, day2], 25)
+    film, _ = _to_finish_and_new_day(turn, finish=Card(*PILE, CardKind.UNKNOWN), seed=5)
     observer = gladiola.Observer.start(3, 1)
     moves, verdicts = play(Tracker("gladiola"), film, observer)
     actions = [m.action for _, m in moves]
