@@ -34,6 +34,18 @@ def walk(value: int, blisters: int) -> Card:
     return Card(*PILE, CardKind.WALK, value, blisters)
 
 
+def lay_walks(film: Film, top: Card, values: tuple[int, ...], rest: int = 30) -> Card:
+    """Lay the walk cards of ``values`` (printed blisters) one by one on the pile's ``top``,
+    each resting ``rest`` frames; returns the last."""
+    deck = gladiola.load_deck()
+    for value in values:
+        card = walk(value, deck.walk_card(value).blisters)
+        film.lay([top], card, covers=[top])
+        film.still([card], rest)
+        top = card
+    return top
+
+
 def test_gladiola_walks_and_gladiola_each_detected_once_after_settling():
     deck = gladiola.load_deck()
     w5, w12 = walk(5, deck.walk_card(5).blisters), walk(12, deck.walk_card(12).blisters)
@@ -63,17 +75,9 @@ def test_gladiola_walks_and_gladiola_each_detected_once_after_settling():
 def test_gladiola_a_refused_card_built_on_is_accepted_from_the_table(built_on):
     # The camera missed a 20 (a hand over it the whole time): 28 on 12 is refused. Laying 31 on
     # the 28 shows the players went on over it; taking the 28 back and laying 20 does not.
-    deck = gladiola.load_deck()
-    w12, w28 = walk(12, deck.walk_card(12).blisters), walk(28, deck.walk_card(28).blisters)
-    nxt = walk(31, deck.walk_card(31).blisters) if built_on else walk(20, deck.walk_card(20).blisters)
     film = Film(seed=3)
     film.still([START], 20)
-    film.lay([START], w12, covers=[START])
-    film.still([w12], 30)
-    film.lay([w12], w28, covers=[w12])
-    film.still([w28], 30)
-    film.lay([w28], nxt, covers=[w28])
-    film.still([nxt], 30)
+    lay_walks(film, START, (12, 28, 31 if built_on else 20))
     observer = gladiola.Observer.start(2, 0)
     moves, verdicts = play(Tracker("gladiola"), film, observer)
     actions = [m.action for _, m in moves]
@@ -337,14 +341,10 @@ def test_latency_from_settle_to_move(fps, capsys):
 
 
 def test_gladiola_a_refused_card_settling_again_is_not_judged_twice():
-    deck = gladiola.load_deck()
-    w12, w30 = walk(12, deck.walk_card(12).blisters), walk(30, deck.walk_card(30).blisters)
     film = Film(seed=4)
     film.still([START], 20)
-    film.lay([START], w12, covers=[START])
-    film.still([w12], 30)
-    film.lay([w12], w30, covers=[w12])
-    film.still([w30], 30)
+    w30 = lay_walks(film, START, (12, 30))
+    w12 = walk(12, gladiola.load_deck().walk_card(12).blisters)
     film.still([w12], 30)  # taken back for a moment ...
     film.lay([w12], w30, covers=[w12])  # ... and laid again without a word
     film.still([w30], 30)
