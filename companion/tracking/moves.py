@@ -392,8 +392,12 @@ class ValaisMoves:
         if self._zones.zones and not self._zones.holds(ZoneKind.ROW, card.quad):
             return Outcome()
         card, tid = self._unshift(card)
-        if tid == card.track_id and tid not in self._row and self._hand_over(card):
-            return Outcome()
+        if tid == card.track_id and tid not in self._row:
+            handed, leftover = self._hand_over(card)
+            if handed:
+                if leftover is None or leftover.reading.date is None or self._accepted(leftover.reading.date):
+                    return Outcome()
+                card, tid = leftover, leftover.track_id  # the track that gave its card away shows the one placed
         seen, notes = self._seen(card.reading.date)
         order = self._ordered(card)
         before = order[: order.index(tid)]
@@ -442,25 +446,32 @@ class ValaisMoves:
             self._row[t] = (tracks[t], seen)
         return tracks[placed[0]], placed[0]
 
-    def _hand_over(self, card: SettledCard) -> bool:
+    def _hand_over(self, card: SettledCard) -> tuple[bool, SettledCard | None]:
         """Whether ``card`` is an accepted row card seen on a new track: an accepted card with
         its date whose own track now shows another date (the row was pushed along, and not as
-        one clean shift), or whose track was lost. The accepted card moves to ``card``'s track;
-        nothing was placed."""
+        one clean shift), or whose track was lost. The accepted card moves to ``card``'s track.
+        Also returns the track that gave it away, now showing another card (maybe the one
+        placed), or None."""
         date = _engine_date(card.reading.date)  # type: ignore[arg-type]
         for t, (c, seen) in self._row.items():
             if seen.date == date and (c.reading.date is None or _engine_date(c.reading.date) != date):
                 del self._row[t]
                 self._row[card.track_id] = (card, seen)
                 self._refresh_zone()
-                return True
+                return True, c
         orphan = next((seen for seen in self._orphans if seen.date == date), None)
         if orphan is None:
-            return False
+            return False, None
         self._orphans.remove(orphan)
         self._row[card.track_id] = (card, orphan)
         self._refresh_zone()
-        return True
+        return True, None
+
+    def _accepted(self, date: VisionDate) -> bool:
+        """Whether an accepted card (on a track or lost) has this date."""
+        wanted = _engine_date(date)
+        return any(seen.date == wanted for _, seen in self._row.values()) or any(
+            seen.date == wanted for seen in self._orphans)
 
     def _refresh_zone(self) -> None:
         if self._row:

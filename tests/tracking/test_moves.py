@@ -416,3 +416,25 @@ def test_valais_without_the_engine_a_timeline_card_taken_away_is_a_removal():
     tracker = Tracker("valais")
     actions = [m.action for i, r in enumerate(film.results()) for m in tracker.update(i, i / FPS, r)]
     assert actions[-1] == valais.RemoveFromTimeline(0)
+
+
+def test_valais_an_uneven_push_still_finds_the_card_put_in():
+    # 1850 is put where the 1816 lay, pushing the 1816 to the left; meanwhile the 1990 at the
+    # far end is misread as 1995, so the row did not change by one clean shift. The 1816 seen on
+    # a new track takes the accepted 1816 over, and the track it leaves shows the card put in.
+    catalogue = valais.load_catalogue()
+    first, late, early = timeline(640, "1920"), timeline(760, "1990"), timeline(520, "1816")
+    film = Film(seed=10)
+    film.still([first], 20)
+    film.lay([first], late)
+    film.still([first, late], 20)
+    film.lay([first, late], early)
+    film.still([early, first, late], 20)
+    pushed, misread, put_in = early.at(400, early.y), timeline(760, "1995"), timeline(520, "1850")
+    film.lay([pushed, first, misread], put_in)
+    film.still([pushed, put_in, first, misread], 30)
+    observer = valais.Observer.start(2, 0, first_card=109, catalogue=catalogue)
+    moves, verdicts = play(Tracker("valais", data=catalogue), film, observer)
+    placed = [m.action for _, m in moves]
+    assert [(a.card.date.year, a.position) for a in placed] == [(1990, 1), (1816, 0), (1850, 1)]
+    assert all(v.legal for v in verdicts) and "correct" in " ".join(verdicts[-1].messages)
