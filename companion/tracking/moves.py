@@ -176,8 +176,8 @@ class GladiolaMoves:
 
     def interpret(self, event: TableEvent, width: int, height: int, view: Any) -> Outcome:
         self._sync(view)
-        if not isinstance(event, CardSettled) or (view is not None and view.over):
-            return Outcome()  # once the game is over, cards moved about are not moves
+        if not isinstance(event, CardSettled):
+            return Outcome()
         card, reading = event.card, event.card.reading
         if reading.kind is CardKind.START:
             finish = self._missed_finish(card)
@@ -646,6 +646,8 @@ class Tracker:
                 self._notices.append(Notice(frame_index, timestamp, note))
             return []
         out: list[TrackedMove] = []
+        if view is not None and view.over:
+            return out  # once the game is over, cards moved about are not moves
         for event in events:
             outcome = self.moves.interpret(event, result.width, result.height, view)
             for note in outcome.notes:
