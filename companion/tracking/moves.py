@@ -232,8 +232,6 @@ class GladiolaMoves:
         although no FINISH card was seen to end today (its top card went unread, say)."""
         if self._awaiting_start or self._day1_angle is None or self._day >= gladiola.DAYS:
             return None
-        if self._top == self.deck.start.id:
-            return None  # nothing walked today: a FINISH needs a top card of 35 or more
         shown = 1 + quarter_turns(self._day1_angle, up_angle(card.quad))
         if shown != self._day + 1:
             return None

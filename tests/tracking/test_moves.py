@@ -105,9 +105,9 @@ def test_still_table_with_jitter_and_misreads_gives_no_moves():
 
 
 def _to_finish_and_new_day(start_turn: float, finish: Card = Card(*PILE, CardKind.FINISH, 50, 1),
-                           seed: int = 3, walk_on: bool = True) -> tuple[Film, Card]:
+                           seed: int = 3) -> tuple[Film, Card]:
     """Walks 10..40, ``finish`` on them, the pile set aside, a START card turned by
-    ``start_turn`` degrees, and (``walk_on``) a walk 3 on it."""
+    ``start_turn`` degrees, and a walk 3 on it."""
     film = Film(seed=seed)
     film.still([START], 20)
     top = START
@@ -124,8 +124,6 @@ def _to_finish_and_new_day(start_turn: float, finish: Card = Card(*PILE, CardKin
     new_start = Card(*PILE, CardKind.START, 0, 0, angle=start_turn)
     film.lay([aside], new_start)
     film.still([aside, new_start], 25)
-    if not walk_on:
-        return film, finish
     day2 = Card(*PILE, CardKind.WALK, 3, 3)
     film.lay([aside, new_start], day2, covers=[new_start])
     film.still([aside, day2], 25)
@@ -440,17 +438,3 @@ def test_valais_an_uneven_push_still_finds_the_card_put_in():
     placed = [m.action for _, m in moves]
     assert [(a.card.date.year, a.position) for a in placed] == [(1990, 1), (1816, 0), (1850, 1)]
     assert all(v.legal for v in verdicts) and "correct" in " ".join(verdicts[-1].messages)
-
-
-def test_gladiola_a_start_card_turned_again_on_a_fresh_pile_is_not_another_day():
-    # The START card is turned for day 2 (an unseen FINISH), then, before anything is walked,
-    # nudged on into day 3's position: a day cannot end without a walk.
-    film, _ = _to_finish_and_new_day(90.0, finish=Card(*PILE, CardKind.UNKNOWN), seed=11, walk_on=False)
-    aside = Card(250, 600, CardKind.UNKNOWN)
-    turned_on = Card(*PILE, CardKind.START, 0, 0, angle=180.0)
-    film.lay([aside], turned_on, frames=3, source=PILE)
-    film.still([aside, turned_on], 25)
-    observer = gladiola.Observer.start(3, 1)
-    moves, _ = play(Tracker("gladiola"), film, observer)
-    assert [m.action for _, m in moves][-1] == gladiola.TableWalk("F1")
-    assert observer.public_view().day == 2
