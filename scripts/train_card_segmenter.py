@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Train the small card-segmentation network used by :mod:`vision.segment` and export it to ONNX.
 
-Two steps, each deterministic for its arguments. The shipped model was made with::
+Two steps, each deterministic for its arguments. The first shipped model (session 8) was made with::
 
     python scripts/train_card_segmenter.py render --out /tmp/segdata --scenes 1500 --first-seed 100000 --jobs 2
     python scripts/train_card_segmenter.py train --data /tmp/segdata --steps 900 --onnx /tmp/a/card_seg.onnx
@@ -35,6 +35,24 @@ class-weighted cross entropy on random crops, with flips and photometric jitter,
 ONNX file (opset 13, static input size, softmax probabilities as output; written by a small
 protobuf writer below, so no onnx package is needed) that :mod:`vision.segment` runs with ``cv2.dnn``. PyTorch is
 needed only here, never at run time.
+
+Options for fine-tuning a shipped model at the 480x368 canvas: ``--freeze-bn`` (batch norms stay
+on their running statistics, so training starts exactly at the file's function), ``--schedule
+cosine``, ``--seam-crops`` (crops centred near the lines between two cards), ``--widen-band``
+with ``--seams-only`` (the band between two cards made wider in the targets, see
+:func:`widen_band`; at 480x368 the rendered band is only two pixels and breaks easily, which
+merges cards), ``--widen-out`` and ``--seam-weight``. The model shipped since session 10 was
+fine-tuned so from the one made above (its ``--onnx`` then was ``vision/models/card_seg.onnx``)::
+
+    python scripts/train_card_segmenter.py render --out /tmp/seg480 --scenes 1500 --first-seed 200000 \
+        --jobs 2 --input-w 480 --input-h 368
+    python scripts/train_card_segmenter.py train --data /tmp/seg480 --steps 800 --crop-w 256 --crop-h 192 \
+        --lr 5e-4 --schedule cosine --warmup 0.1 --freeze-bn --seam-crops 0.5 --widen-band 1 --seams-only \
+        --threads 1 --seed 21 --init vision/models/card_seg.onnx --onnx /tmp/segB/D/card_seg.onnx
+
+Validation prints per-class pixel recall, the recall of seam pixels and an instance recall and
+precision (:func:`instance_matches`); these are rough guides only, the detector's own
+evaluation (``scripts/eval_detect_renders.py --model``) decides.
 """
 
 from __future__ import annotations
@@ -204,6 +222,9 @@ def build_model():
 
 
 def _load(data: Path) -> tuple[np.ndarray, np.ndarray]:
+    """The images and targets of one render directory, padded (black, background) to a multiple
+    of 16 on both sides: the network halves the resolution four times, and letterboxing into the
+    bigger canvas would have given the same padding."""
     images, targets = [], []
     for f in sorted(data.glob("chunk_*.npz")):
         z = np.load(f)
@@ -211,7 +232,84 @@ def _load(data: Path) -> tuple[np.ndarray, np.ndarray]:
         targets.append(z["targets"])
     if not images:
         raise SystemExit(f"expected chunk_*.npz files in {data}, found none")
-    return np.concatenate(images), np.concatenate(targets)
+    images, targets = np.concatenate(images), np.concatenate(targets)
+    pad_h, pad_w = -images.shape[1] % 16, -images.shape[2] % 16
+    if pad_h or pad_w:
+        images = np.pad(images, ((0, 0), (0, pad_h), (0, pad_w), (0, 0)))
+        targets = np.pad(targets, ((0, 0), (0, pad_h), (0, pad_w)))
+    return images, targets
+
+
+def seam_mask(target: np.ndarray) -> np.ndarray:
+    """Boundary pixels with no background within two pixels: the lines between two cards that
+    overlap or touch (the part of the band that separates card instances)."""
+    near_bg = cv2.dilate((target == 0).astype(np.uint8), np.ones((5, 5), np.uint8))
+    return (target == 2) & (near_bg == 0)
+
+
+def widen_band(target: np.ndarray, pixels: int, seams_only: bool = False) -> np.ndarray:
+    """``target`` with the boundary band grown ``pixels`` into the card interiors (never into the
+    background): a wider band between two cards is harder to break, which is what keeps two
+    card instances apart. With ``seams_only`` only the band between two cards (see
+    :func:`seam_mask`) grows, so a card's outline against the table stays where it is."""
+    out = target.copy()
+    kernel = np.ones((3, 3), np.uint8)
+    band = seam_mask(target) if seams_only else target == 2
+    for _ in range(pixels):
+        band = cv2.dilate(band.astype(np.uint8), kernel) > 0
+        band &= out != 0
+        out[band] = 2
+    return out
+
+
+def widen_out(target: np.ndarray, pixels: int) -> np.ndarray:
+    """``target`` with the boundary band grown ``pixels`` outwards into the background: cards
+    that nearly touch get a band over the whole gap, and the interior keeps its place (a card's
+    quad comes from its interior region grown by a pixel)."""
+    out = target.copy()
+    kernel = np.ones((3, 3), np.uint8)
+    for _ in range(pixels):
+        grown = cv2.dilate((out == 2).astype(np.uint8), kernel) > 0
+        out[grown & (out == 0)] = 2
+    return out
+
+
+def instance_matches(pred: np.ndarray, target: np.ndarray, min_area: int = 60,
+                     iou: float = 0.7) -> tuple[int, int, int]:
+    """Compare card instances in a predicted and a target class map: instances are the
+    4-connected components of the interior class (the boundary band cuts cards apart), those
+    under ``min_area`` pixels are ignored. Returns (target instances, predicted instances,
+    target instances matched by a predicted one with IoU >= ``iou``)."""
+    def comps(classes: np.ndarray) -> list[np.ndarray]:
+        count, labels, stats, _ = cv2.connectedComponentsWithStats((classes == 1).astype(np.uint8), connectivity=4)
+        return [labels == k for k in range(1, count) if stats[k, cv2.CC_STAT_AREA] >= min_area]
+
+    want, got = comps(target), comps(pred)
+    used: set[int] = set()
+    hits = 0
+    for w in want:
+        for j, g in enumerate(got):
+            if j in used:
+                continue
+            inter = int(np.count_nonzero(w & g))
+            if inter and inter / int(np.count_nonzero(w | g)) >= iou:
+                used.add(j)
+                hits += 1
+                break
+    return len(want), len(got), hits
+
+
+def _lr_lambda(schedule: str, steps: int, warmup: float):
+    """Learning-rate factor per step for the ``cosine`` schedule: linear warm-up over the first
+    ``warmup`` share of the steps, then cosine decay to zero."""
+    ramp = max(1, round(steps * warmup))
+
+    def factor(step: int) -> float:
+        if step < ramp:
+            return (step + 1) / ramp
+        return 0.5 * (1 + math.cos(math.pi * min(1.0, (step - ramp) / max(1, steps - ramp))))
+
+    return factor
 
 
 def cmd_train(args: argparse.Namespace) -> None:
@@ -221,19 +319,23 @@ def cmd_train(args: argparse.Namespace) -> None:
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     rng = np.random.default_rng(args.seed)
-    images, targets = _load(Path(args.data))
-    # The network halves the resolution four times: pad the canvas (black, background) to a
-    # multiple of 16, which is what letterboxing into the bigger canvas would have given.
-    pad_h, pad_w = -images.shape[1] % 16, -images.shape[2] % 16
-    if pad_h or pad_w:
-        images = np.pad(images, ((0, 0), (0, pad_h), (0, pad_w), (0, 0)))
-        targets = np.pad(targets, ((0, 0), (0, pad_h), (0, pad_w)))
-    n = len(images)
+    # Several directories may hold different canvas sizes (the same scenes seen at other
+    # scales); validation scenes and the exported input size come from the first one.
+    sets = [_load(Path(d)) for d in args.data]
+    images = [im for ims, _ in sets for im in ims]
+    targets = [tg for _, tgs in sets for tg in tgs]
+    size = (sets[0][0].shape[2], sets[0][0].shape[1])
+    n = len(sets[0][0])
     n_val = min(64, max(8, n // 20))
     order = rng.permutation(n)
-    val_idx, train_idx = order[:n_val], order[n_val:]
-    print(f"{n} scenes ({len(train_idx)} train, {n_val} validation), input {images.shape[2]}x{images.shape[1]}, "
+    val_idx, train_idx = order[:n_val], np.concatenate([order[n_val:], np.arange(n, len(images))])
+    if not len(train_idx):
+        raise SystemExit(f"expected more scenes than the {n_val} kept for validation, got {len(images)}")
+    for d, (ims, _) in zip(args.data, sets):
+        print(f"{d}: {len(ims)} scenes at {ims.shape[2]}x{ims.shape[1]}", flush=True)
+    print(f"{len(train_idx)} train and {n_val} validation scenes, input {size[0]}x{size[1]}, "
           f"crops {args.crop_w}x{args.crop_h}", flush=True)
+    del sets
     model = build_model()
     if args.init and args.init.endswith(".onnx"):
         load_onnx_weights(model, Path(args.init))
@@ -242,49 +344,109 @@ def cmd_train(args: argparse.Namespace) -> None:
         model.load_state_dict(torch.load(args.init))
         print(f"starting from {args.init}", flush=True)
     print(f"{sum(p.numel() for p in model.parameters())} parameters", flush=True)
-    loss_fn = nn.CrossEntropyLoss(weight=torch.tensor([1.0, 1.0, args.boundary_weight]))
-    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=args.steps, pct_start=0.1)
-    out = Path(args.onnx)
+    class_weight = torch.tensor([1.0, 1.0, args.boundary_weight])
+    pixel_loss = nn.CrossEntropyLoss(reduction="none")
 
-    def crops(idx: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
+    def loss_fn(logits: torch.Tensor, y: torch.Tensor, seam: torch.Tensor) -> torch.Tensor:
+        """Class-weighted cross entropy (weighted mean), seam pixels weighted ``--seam-weight``
+        times more than the rest of the boundary band."""
+        w = class_weight[y] * (1.0 + (args.seam_weight - 1.0) * seam)
+        return (pixel_loss(logits, y) * w).sum() / w.sum()
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
+    if args.schedule == "onecycle":
+        sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=args.steps, pct_start=0.1)
+    else:
+        sched = torch.optim.lr_scheduler.LambdaLR(opt, _lr_lambda(args.schedule, args.steps, args.warmup))
+    out = Path(args.onnx)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    seams: dict[int, np.ndarray] = {}
+
+    def set_train() -> None:
+        model.train()
+        if args.freeze_bn:
+            # keep the batch norms on their running statistics: a model started from an ONNX
+            # file then starts exactly where the file is, instead of re-normalising per batch
+            for m in model.modules():
+                if isinstance(m, nn.BatchNorm2d):
+                    m.eval()
+
+    def corner(i: int) -> tuple[int, int]:
+        """Top-left corner of a crop of image ``i``: random, or (with probability ``--seam-crops``)
+        centred on a random seam pixel when the image has any."""
+        max_y, max_x = images[i].shape[0] - args.crop_h, images[i].shape[1] - args.crop_w
+        if args.seam_crops > 0 and rng.random() < args.seam_crops:
+            if i not in seams:
+                seams[i] = np.argwhere(seam_mask(targets[i])).astype(np.int32)
+            pts = seams[i]
+            if len(pts):
+                cy, cx = pts[int(rng.integers(len(pts)))]
+                jy = rng.integers(-args.crop_h // 4, args.crop_h // 4 + 1)
+                jx = rng.integers(-args.crop_w // 4, args.crop_w // 4 + 1)
+                y0 = int(np.clip(cy - args.crop_h // 2 + jy, 0, max_y))
+                x0 = int(np.clip(cx - args.crop_w // 2 + jx, 0, max_x))
+                return y0, x0
+        return int(rng.integers(0, max_y + 1)), int(rng.integers(0, max_x + 1))
+
+    def crops(idx: np.ndarray) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         xs, ys = [], []
         for i in idx:
-            y0 = int(rng.integers(0, images.shape[1] - args.crop_h + 1))
-            x0 = int(rng.integers(0, images.shape[2] - args.crop_w + 1))
-            x = images[i, y0: y0 + args.crop_h, x0: x0 + args.crop_w].astype(np.float32) * (1 / 255)
-            y = targets[i, y0: y0 + args.crop_h, x0: x0 + args.crop_w]
+            y0, x0 = corner(int(i))
+            x = images[i][y0: y0 + args.crop_h, x0: x0 + args.crop_w].astype(np.float32) * (1 / 255)
+            y = targets[i][y0: y0 + args.crop_h, x0: x0 + args.crop_w]
             if rng.random() < 0.5:
                 x, y = x[:, ::-1], y[:, ::-1]
             if rng.random() < 0.5:
                 x, y = x[::-1], y[::-1]
             gain = rng.uniform(0.75, 1.25) * rng.uniform(0.9, 1.1, 3)
             xs.append(np.clip(x * gain + rng.uniform(-0.08, 0.08), 0, 1).astype(np.float32).transpose(2, 0, 1))
+            if args.widen_band:
+                y = widen_band(y, args.widen_band, args.seams_only)
+            if args.widen_out:
+                y = widen_out(y, args.widen_out)
             ys.append(y)
-        return torch.from_numpy(np.ascontiguousarray(np.stack(xs))), torch.from_numpy(np.stack(ys).astype(np.int64))
+        if args.seam_weight != 1.0:
+            seam = np.stack([seam_mask(y) for y in ys])
+        else:
+            seam = np.zeros((len(ys),) + ys[0].shape, bool)
+        return (torch.from_numpy(np.ascontiguousarray(np.stack(xs))), torch.from_numpy(np.stack(ys).astype(np.int64)),
+                torch.from_numpy(seam.astype(np.float32)))
 
     def validate() -> np.ndarray:
+        """Per-class pixel recall on the validation scenes, the recall of seam pixels, and the
+        instance recall and precision (see :func:`instance_matches`)."""
         model.eval()
-        correct, count = np.zeros(3), np.zeros(3)
+        correct, count = np.zeros(4), np.zeros(4)
+        n_want = n_got = n_hit = 0
         with torch.no_grad():
             for b in range(0, n_val, 8):
                 idx = val_idx[b: b + 8]
-                x = torch.from_numpy(images[idx].astype(np.float32).transpose(0, 3, 1, 2) * (1 / 255))
-                y = torch.from_numpy(targets[idx].astype(np.int64))
+                x = torch.from_numpy(np.stack([images[i] for i in idx]).astype(np.float32).transpose(0, 3, 1, 2)
+                                     * (1 / 255))
+                y = torch.from_numpy(np.stack([targets[i] for i in idx]).astype(np.int64))
                 pred = model(x).argmax(1)
                 for c in range(3):
                     sel = y == c
                     count[c] += int(sel.sum())
                     correct[c] += int((pred[sel] == c).sum())
-        model.train()
-        return correct / np.maximum(count, 1)
+                sel = torch.from_numpy(np.stack([seam_mask(targets[i]) for i in idx]))
+                count[3] += int(sel.sum())
+                correct[3] += int((pred[sel] == 2).sum())
+                for k, i in enumerate(idx):
+                    a, b, c = instance_matches(pred[k].numpy(), targets[i])
+                    n_want, n_got, n_hit = n_want + a, n_got + b, n_hit + c
+        set_train()
+        return np.concatenate([correct / np.maximum(count, 1), [n_hit / max(n_want, 1), n_hit / max(n_got, 1)]])
 
     start = time.time()
     running = 0.0
-    model.train()
+    if args.log_every:
+        acc = validate()
+        print(f"step 0 val recall bg/interior/boundary {acc[0]:.3f}/{acc[1]:.3f}/{acc[2]:.3f} seam {acc[3]:.3f} "
+              f"instances recall/precision {acc[4]:.3f}/{acc[5]:.3f}", flush=True)
+    set_train()
     for step in range(1, args.steps + 1):
-        x, y = crops(train_idx[rng.integers(0, len(train_idx), args.batch)])
-        loss = loss_fn(model(x), y)
+        x, y, seam = crops(train_idx[rng.integers(0, len(train_idx), args.batch)])
+        loss = loss_fn(model(x), y, seam)
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -293,11 +455,13 @@ def cmd_train(args: argparse.Namespace) -> None:
         if step % args.log_every == 0 or step == args.steps:
             acc = validate()
             print(f"step {step}/{args.steps} loss {running / args.log_every:.4f} val recall bg/interior/boundary "
-                  f"{acc[0]:.3f}/{acc[1]:.3f}/{acc[2]:.3f}  {time.time() - start:.0f} s", flush=True)
+                  f"{acc[0]:.3f}/{acc[1]:.3f}/{acc[2]:.3f} seam {acc[3]:.3f} instances {acc[4]:.3f}/{acc[5]:.3f}  "
+                  f"lr {sched.get_last_lr()[0]:.2e}  "
+                  f"{time.time() - start:.0f} s", flush=True)
             running = 0.0
             torch.save(model.state_dict(), out.with_suffix(".pt"))
     model.eval()
-    export(model, out, (images.shape[2], images.shape[1]))
+    export(model, out, size)
 
 
 # ----------------------------------------------------------------------------- ONNX export
@@ -515,7 +679,7 @@ def main() -> None:
     r.add_argument("--first-seed", type=int, default=100000)
     r.add_argument("--jobs", type=int, default=2)
     t = sub.add_parser("train", help="train and export to ONNX")
-    t.add_argument("--data", required=True)
+    t.add_argument("--data", required=True, nargs="+", help="one or more directories written by render")
     t.add_argument("--steps", type=int, default=600)
     t.add_argument("--batch", type=int, default=16)
     t.add_argument("--crop-w", type=int, default=160)
@@ -523,8 +687,22 @@ def main() -> None:
     t.add_argument("--log-every", type=int, default=50)
     t.add_argument("--lr", type=float, default=4e-3)
     t.add_argument("--boundary-weight", type=float, default=3.0)
+    t.add_argument("--widen-band", type=int, default=0,
+                   help="grow the boundary band of the training targets this many pixels into the cards")
+    t.add_argument("--widen-out", type=int, default=0,
+                   help="grow the boundary band of the training targets this many pixels into the background")
+    t.add_argument("--seams-only", action="store_true", help="widen only the band between two cards")
+    t.add_argument("--seam-weight", type=float, default=1.0,
+                   help="extra loss weight factor on seam pixels (boundary between two cards, see seam_mask)")
     t.add_argument("--threads", type=int, default=2)
     t.add_argument("--seed", type=int, default=7)
+    t.add_argument("--schedule", choices=("onecycle", "cosine"), default="onecycle",
+                   help="learning-rate schedule: one-cycle, or linear warm-up then cosine decay to zero")
+    t.add_argument("--warmup", type=float, default=0.05, help="warm-up share of the steps (cosine schedule)")
+    t.add_argument("--freeze-bn", action="store_true",
+                   help="keep batch norms on their running statistics while training (use when fine-tuning)")
+    t.add_argument("--seam-crops", type=float, default=0.0,
+                   help="share of crops centred near a seam between two cards (see seam_mask)")
     t.add_argument("--onnx", default="vision/models/card_seg.onnx")
     t.add_argument("--init", default=None, help="start from these saved weights (.pt, or an .onnx file this script wrote)")
     e = sub.add_parser("export", help="export saved weights (.pt) to ONNX")
