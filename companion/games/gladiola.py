@@ -588,8 +588,8 @@ def _advance(view: PublicView, action: Action, rules: Rules, deck: Deck) -> _Out
         hands[player] -= 1
         walk_pile = walk_pile + (action.card,)
         finish = card.kind is CardKind.FINISH
-        prefix = (f"{card.label} stays on the walk pile: play went on over it (was a card before it "
-                  "missed? correct it on the dashboard)")
+        prefix = (f"{card.label} accepted from the table: play went on as if it was walked (did the camera "
+                  "miss a card? correct it on the dashboard)")
     elif isinstance(action, Walk):
         card = deck.card(action.card)
         top = deck.card(walk_pile[-1])

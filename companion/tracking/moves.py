@@ -24,7 +24,8 @@ layout as the starting position (no moves): the START card (Gladiola), the first
   card (the camera missed it) and a new pile.
 * :class:`ValaisMoves`: a card settles in the row with a readable date -> :class:`PlaceSeen` at
   its position in row order; a wrong card that is then taken away -> nothing; a timeline card
-  taken away -> :class:`RemoveFromTimeline` (joker 1915).
+  taken away while a 1915 joker asks for a removal -> :class:`RemoveFromTimeline` (otherwise
+  a notice, and a track that shows its date again takes it over).
 * :class:`AppiaMoves`: an income card leaves the display -> :class:`Income`; when it was the last
   one, the move waits for the seven new cards and carries them as ``revealed``.
 
@@ -307,6 +308,7 @@ class ValaisMoves:
         self._row: dict[int, tuple[SettledCard, valais.SeenCard]] = {}  # accepted, by track id
         self._wrong: set[int] = set()
         self._orphans: list[valais.SeenCard] = []  # accepted cards whose track was lost
+        self._removal_due = True  # a 1915 joker asks for a removal (always so without the engine's view)
         self._synthetic = 0
 
     @property

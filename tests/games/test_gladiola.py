@@ -514,7 +514,7 @@ def test_observer_table_walk_accepts_a_refused_card_the_players_built_on():
     assert not observer.apply(g.Walk(w(28))).legal  # +16: the camera missed the 20 before it
     before = observer.public_view()
     verdict = observer.apply(g.TableWalk(w(28)))
-    assert verdict.legal and verdict.draws == 0 and "stays on the walk pile" in verdict.messages[0]
+    assert verdict.legal and verdict.draws == 0 and "accepted from the table" in verdict.messages[0]
     after = observer.public_view()
     assert after.walk_pile == before.walk_pile + (w(28),)
     assert after.current_player == 2 and after.hand_counts[1] == before.hand_counts[1] - 1
