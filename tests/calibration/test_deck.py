@@ -23,6 +23,7 @@ from calibration.enroll_photo import choose_quad, locate_card, plain_background_
 from calibration.errors import CalibrationError
 from calibration.features import blur_kernels, blur_luma, describe
 from companion.cli import main
+from tests.calibration.blur import streak
 
 W, H = 180, 276
 
@@ -412,19 +413,11 @@ def test_colour_cast_of_the_light_cancels_out(gains):
     assert float(np.abs(plain.luma - tinted.luma).mean()) < 0.05
 
 
-def _streak(length: int, angle: float) -> np.ndarray:
-    kernel = np.zeros((length, length), np.float32)
-    c = length // 2
-    dx, dy = np.cos(np.radians(angle)) * c, np.sin(np.radians(angle)) * c
-    cv2.line(kernel, (round(c - dx), round(c - dy)), (round(c + dx), round(c + dy)), 1.0, 1, cv2.LINE_AA)
-    return kernel / kernel.sum()
-
-
 @pytest.mark.parametrize("index", [1, 2, 5, 6])
 @pytest.mark.parametrize("length, angle", [(9, 0), (11, 90), (13, 30)])
 def test_motion_blurred_cards_are_recognised(matcher, index, length, angle):
     label = LABELS[index]
-    view = cv2.filter2D(camera_view(face(label), seed=index, turned=False), -1, _streak(length, angle))
+    view = cv2.filter2D(camera_view(face(label), seed=index, turned=False), -1, streak(length, angle))
     m = matcher.match(view)
     assert m is not None
     assert (m.kind, m.value, m.blisters) == (label.kind, label.value, label.blisters)

@@ -8,6 +8,7 @@ import pytest
 
 from calibration.deck import CardLabel, DeckGame, DeckKind, DeckMatcher, enroll
 from calibration.features import LUMA_H, LUMA_W, align_template, describe, warp_luma
+from tests.calibration.blur import streak
 
 W, H = 240, 368
 
@@ -57,14 +58,6 @@ def seen(card: np.ndarray, seed: int, turned: bool = False, blur: np.ndarray | N
         view = cv2.filter2D(view, -1, blur)
     gains = rng.uniform(0.85, 1.05, 3)
     return np.clip(view * gains + rng.normal(0, 3, view.shape), 0, 255).astype(np.uint8)
-
-
-def streak(length: int, angle: float) -> np.ndarray:
-    kernel = np.zeros((length, length), np.float32)
-    c = length // 2
-    dx, dy = np.cos(np.radians(angle)) * c, np.sin(np.radians(angle)) * c
-    cv2.line(kernel, (round(c - dx), round(c - dy)), (round(c + dx), round(c + dy)), 1.0, 1, cv2.LINE_AA)
-    return kernel / kernel.sum()
 
 
 @pytest.fixture(scope="module")
