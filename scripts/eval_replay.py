@@ -6,6 +6,8 @@ Usage::
     companion replay samples/videos/valais.mp4 --game valais --players 2 --json > /tmp/replay.json
     python scripts/eval_replay.py /tmp/replay.json samples/videos/valais.log.json \
         [--frames samples/videos/valais.truth.json.gz] [--json]
+    python scripts/eval_replay.py - samples/videos/gladiola.log.json \
+        --frames samples/videos/gladiola.truth.json.gz --print-pauses   # for replay --pause-at
 
 Both files have the ``simulate`` JSON shape (``{"game", "players", "events": [{"turn",
 "player", "action", "verdict"}]}``). Only moves a camera can see are compared: actions other
