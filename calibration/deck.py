@@ -701,11 +701,12 @@ class DeckMatcher:
                                 float(dist[winner]), blisters_sure=True), "pair"
         undecided = [close[j] for j in range(n) if j != win and evidence[win, j] < accept]
         mine = self.deck.labels[winner]
+        scores = " ".join(f"{self.deck.labels[c].identity}:{worst[k]:.2f}" for k, c in enumerate(close))
         if all(self.deck.labels[u].kind is mine.kind and self.deck.labels[u].value == mine.value
                and self.deck.labels[u].year == mine.year for u in undecided):
             return self._answer(winner, bool(orient[best]), fit * 0.5, float(dist[winner]), blisters_sure=False), \
-                "blisters open: " + " ".join(f"{self.deck.labels[c].identity}:{worst[k]:.2f}" for k, c in enumerate(close))
-        return None, "undecided: " + " ".join(f"{self.deck.labels[c].identity}:{worst[k]:.2f}" for k, c in enumerate(close))
+                "blisters open: " + scores
+        return None, "undecided: " + scores
 
     def _hidden_cells(self, q: Descriptor, cards: Sequence[int], views: _Views, sharp: np.ndarray) -> np.ndarray:
         """Cells (boolean, grid order) where the query fits none of ``cards``.
