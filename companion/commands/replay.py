@@ -83,9 +83,9 @@ def replay(source_spec: str, game: str, names: tuple[str, ...], first_player: in
                 bar.update(1)
             while pauses and pauses[0] <= frame.index and observer is not None:
                 pauses.pop(0)
-                player = observer.current_player
-                verdict = observer.apply(module.Pause())
-                events.append({"turn": len(events) + 1, "player": player, "action": module.Pause().to_json(),
+                player, pause = observer.current_player, module.Pause()
+                verdict = observer.apply(pause)
+                events.append({"turn": len(events) + 1, "player": player, "action": pause.to_json(),
                                "verdict": verdict.to_json(), "frame": frame.index})
             found = vision.moves(frame)
             if observer is None and vision.tracker.started:
