@@ -308,7 +308,6 @@ class ValaisMoves:
         self._row: dict[int, tuple[SettledCard, valais.SeenCard]] = {}  # accepted, by track id
         self._wrong: set[int] = set()
         self._orphans: list[valais.SeenCard] = []  # accepted cards whose track was lost
-        self._removal_due = True  # a 1915 joker asks for a removal (always so without the engine's view)
         self._synthetic = 0
 
     @property
@@ -323,7 +322,6 @@ class ValaisMoves:
             del self._row[tid]
             self._wrong.add(tid)
         self._orphans = [seen for seen in self._orphans if seen.card_id in ids]
-        self._removal_due = view.step is valais.Step.REMOVE_1915
 
     def _seen(self, date: VisionDate) -> tuple[valais.SeenCard, tuple[str, ...]]:
         wanted = _engine_date(date)
@@ -362,7 +360,6 @@ class ValaisMoves:
         return ()
 
     def interpret(self, event: TableEvent, width: int, height: int, view: Any) -> Outcome:
-        self._removal_due = True  # without the engine's view every accepted card taken away counts
         self._sync(view)
         tid = event.card.track_id
         if isinstance(event, CardRemoved):
@@ -371,7 +368,8 @@ class ValaisMoves:
                 return Outcome()
             if tid not in self._row:
                 return Outcome()
-            if not self._removal_due:
+            # without the engine's view every accepted card taken away counts as a removal
+            if view is not None and view.step is not valais.Step.REMOVE_1915:
                 # no 1915 joker asks for a removal: the card was pushed along or covered and its
                 # track lost; it stays in the timeline until a track shows its date again
                 seen = self._row.pop(tid)[1]
