@@ -199,8 +199,16 @@ def _facts(game: str, observer: Any) -> GameFacts:
     )
 
 
+_HAND_TEXTS = {"keep": "keep one of the drawn cards", "give": "give a drawn card to player {to}",
+               "discard-own": "discard a card from the hand"}
+
+
 def _pad_options(game: str, module: ModuleType, observer: Any) -> tuple[PadOption, ...]:
-    """Via Appia's score pad: every legal action now, or every quarry outcome after a push."""
+    """Via Appia's score pad: every legal action now, or every quarry outcome after a push.
+    Valais*Wallis: the joker step a player takes in the hand, out of the camera's sight."""
+    if game == "valais":
+        return tuple(PadOption(_HAND_TEXTS[a.to_json()["type"]].format(to=getattr(a, "to_player", 0) + 1), a)
+                     for a in observer.hand_actions())
     if game != "appia" or observer.is_over():
         return ()
     table = observer.table

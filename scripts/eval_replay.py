@@ -36,10 +36,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-HIDDEN_ACTIONS = frozenset({"pause", "remove", "table-walk"})
-"""Not compared: a pause happens in a hand; ``remove`` is the camera's record of a wrong card
-taken off the row, and ``table-walk`` the companion accepting a refused card the players built
-on (the walk itself was compared when it was laid); the game's own log lists neither."""
+HIDDEN_ACTIONS = frozenset({"pause", "remove", "table-walk", "keep", "give", "discard-own"})
+"""Not compared: a pause and the Valais*Wallis joker steps keep, give and discard-own happen in
+a hand; ``remove`` is the camera's record of a wrong card taken off the row, and ``table-walk``
+the companion accepting a refused card the players built on (the walk itself was compared when
+it was laid); the game's own log lists neither."""
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.commands.replay import _frame_list, replay
+from companion.commands.replay import _frame_list, judge, replay
 from companion.errors import CompanionError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,3 +37,17 @@ def test_pause_frames_are_checked(stills: Path) -> None:
             _frame_list(bad)
     with pytest.raises(CompanionError, match="Via Gladiola"):
         replay(str(stills), "valais", ("Ann", "Ben"), pause_at=(1,))
+
+
+def test_a_joker_placed_right_is_followed_by_its_steps_in_the_hand() -> None:
+    from companion.games import valais
+
+    observer = valais.Observer.start(2, 0, first_card=109)  # 1920
+    events: list = []
+    judge(observer, valais.PlaceSeen(valais.load_catalogue().card(63).seen(), 0), 40, events)  # 1865 joker
+    assert [e["action"]["type"] for e in events] == ["place-seen", "keep", "give"]
+    assert all(e["verdict"]["legal"] for e in events) and [e["frame"] for e in events] == [40, 40, 40]
+    assert observer.public_view().step is valais.Step.PLACE and observer.current_player == 1
+    wrong: list = []
+    judge(observer, valais.PlaceSeen(valais.load_catalogue().card(140).seen(), 0), 50, wrong)  # 1965 put first
+    assert [e["action"]["type"] for e in wrong] == ["place-seen"]  # a wrong joker has no effect

@@ -35,6 +35,19 @@ def _first_valais_card(module: Any, layout: Any) -> Any:
     raise CompanionError(f"valais replay: the first card shows {date.to_json()}, which no catalogue card has")
 
 
+def judge(observer: Any, action: Any, frame_index: int | None, events: list[dict[str, Any]]) -> None:
+    """Apply a move seen by the camera and log it in ``events``; then the joker steps the
+    players take in the hand (keep, give, discard: on the dashboard they press them on the
+    pad), each taken as done at once."""
+    actions = [action]
+    while actions:
+        player = observer.current_player
+        verdict = observer.apply(actions[0])
+        events.append({"turn": len(events) + 1, "player": player, "action": actions[0].to_json(),
+                       "verdict": verdict.to_json(), "frame": frame_index})
+        actions = getattr(observer, "hand_actions", list)() if verdict.legal else []
+
+
 def replay(source_spec: str, game: str, names: tuple[str, ...], first_player: int = 0,
            progress: bool = False, profile: str | None = None, pause_at: tuple[int, ...] = ()) -> dict[str, Any]:
     """Run a recorded game through vision and tracking; return the simulate-shaped log.
@@ -83,10 +96,7 @@ def replay(source_spec: str, game: str, names: tuple[str, ...], first_player: in
                 bar.update(1)
             while pauses and pauses[0] <= frame.index and observer is not None:
                 pauses.pop(0)
-                player, pause = observer.current_player, module.Pause()
-                verdict = observer.apply(pause)
-                events.append({"turn": len(events) + 1, "player": player, "action": pause.to_json(),
-                               "verdict": verdict.to_json(), "frame": frame.index})
+                judge(observer, module.Pause(), frame.index, events)
             found = vision.moves(frame)
             if observer is None and vision.tracker.started:
                 observer = module.Observer.start(len(names), first_player,
@@ -94,11 +104,7 @@ def replay(source_spec: str, game: str, names: tuple[str, ...], first_player: in
             for item in found:
                 if observer is None:
                     continue
-                player = observer.current_player
-                verdict = observer.apply(item.action)
-                events.append({"turn": len(events) + 1, "player": player,
-                               "action": item.action.to_json(), "verdict": verdict.to_json(),
-                               "frame": item.frame_index})
+                judge(observer, item.action, item.frame_index, events)
     finally:
         source.close()
         if bar is not None:

@@ -108,10 +108,11 @@ def reveal() -> Response:
 @bp.post("/pad")
 @_guard
 def pad() -> Response:
-    """Via Appia score pad: body ``{"action": {...}, "revealed": [7 ids]?}``."""
+    """Via Appia score pad, Valais*Wallis joker steps in the hand: body ``{"action": {...},
+    "revealed": [7 ids]?}``."""
     session = _session()
-    if session.game != "appia":
-        raise BadInput(f"the score pad is for Via Appia, this game is {session.module.TITLE}")
+    if session.game == "gladiola":
+        raise BadInput(f"the pad is for Via Appia and Valais*Wallis, this game is {session.module.TITLE}")
     body = _body()
     data = body.get("action")
     if not isinstance(data, dict):

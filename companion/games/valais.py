@@ -1219,6 +1219,20 @@ class Observer(_Table):
         seen = action.card if isinstance(action, (PlaceSeen, RevealSeen)) else None
         return self._perform(action, seen)
 
+    def hand_actions(self) -> list[Action]:
+        """The public action the current player takes now in the hand, out of the camera's
+        sight (keeping, giving or discarding for a 1865 or 1965 joker), or none: a player
+        enters it on the dashboard, a replay takes it as done."""
+        if self.over:
+            return []
+        if self.step in (Step.KEEP_1865, Step.KEEP_1965):
+            return [KeepCard(None)]
+        if self.step is Step.GIVE_1865:
+            return [GiveCard(None, self.recipients[0])]
+        if self.step is Step.DISCARD_1965:
+            return [DiscardOwn(None)]
+        return []
+
     def to_json(self) -> dict[str, Any]:
         return self._public_json()
 

@@ -22,10 +22,11 @@ layout as the starting position (no moves): the START card (Gladiola), the first
   quarter turn against day 1 is checked against the day the engine expects (a notice if not);
   a START card turned for the next day with no FINISH seen -> :class:`TableWalk` of a FINISH
   card (the camera missed it) and a new pile.
-* :class:`ValaisMoves`: a card settles in the row with a readable date -> :class:`PlaceSeen` at
-  its position in row order; a wrong card that is then taken away -> nothing; a timeline card
-  taken away while a 1915 joker asks for a removal -> :class:`RemoveFromTimeline` (otherwise
-  a notice, and a track that shows its date again takes it over).
+* :class:`ValaisMoves`: whenever the table is calm, the dates along the row are aligned with the
+  accepted timeline; one date left over -> :class:`PlaceSeen` at its place among the accepted
+  cards (cards pushed along are just the accepted ones again); a wrong card still lying there or
+  then taken away -> nothing; an accepted card missing after a card was taken off the table
+  while a 1915 joker asks for a removal -> :class:`RemoveFromTimeline` (otherwise a notice).
 * :class:`AppiaMoves`: an income card leaves the display -> :class:`Income`; when it was the last
   one, the move waits for the seven new cards and carries them as ``revealed``.
 
@@ -34,13 +35,14 @@ Everything the tracker could not decide goes to :meth:`Tracker.notices` for the 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from companion.errors import CompanionError
 from companion.games import appia, canonical_name, gladiola, valais
-from companion.tracking.geometry import quarter_turns, up_angle
+from companion.tracking.geometry import card_size, quarter_turns, up_angle
 from companion.tracking.tracks import (
     CardRemoved,
     CardSettled,
@@ -60,7 +62,16 @@ from companion.tracking.zones import (
     row_zone,
 )
 from vision.types import CardDate as VisionDate
-from vision.types import CardKind, CardObservation, FrameResult
+from vision.types import CardKind, CardObservation, FrameResult, Quad
+
+
+WRONG_GONE_LOOKS = 8
+"""A Valais*Wallis card judged wrong counts as taken away once this many calm looks in a row
+missed it (a card the detector loses for a frame or two is still there)."""
+GLADIOLA_NEAR = 1.5
+"""A gladiola within this many card sizes of one laid before is laid beside the pile too."""
+GLADIOLA_SHIFT = 0.2
+"""A counted gladiola's track settling this many card sizes away: another gladiola laid over it."""
 
 
 @dataclass(frozen=True)
@@ -113,15 +124,29 @@ class GameMoves(Protocol):
 
     def interpret(self, event: TableEvent, width: int, height: int, view: Any) -> Outcome: ...
 
+    def calm(self, cards: Sequence[SettledCard], restless: Sequence[Quad], width: int, height: int,
+             view: Any) -> Outcome:
+        """Called after a frame's events while no hand is over the table: the cards at rest and
+        where the others lie, both as seen just now."""
+        ...
+
     @property
     def zones(self) -> Zones: ...
+
+
+class _EventMoves:
+    """For interpreters that conclude every move from single events: nothing to do when calm."""
+
+    def calm(self, cards: Sequence[SettledCard], restless: Sequence[Quad], width: int, height: int,
+             view: Any) -> Outcome:
+        return Outcome()
 
 
 # --------------------------------------------------------------------------------------------
 # Via Gladiola
 
 
-class GladiolaMoves:
+class GladiolaMoves(_EventMoves):
     """Via Gladiola: walks on the pile, gladiolas beside it, day changes by the START card."""
 
     def __init__(self, deck: gladiola.Deck | None = None) -> None:
@@ -133,6 +158,7 @@ class GladiolaMoves:
         self._day1_angle: float | None = None
         self._awaiting_start = False
         self._judged: tuple[str, str] | None = None  # the last walk reported, and the top it was laid on
+        self._gladiolas: dict[int, Quad] = {}  # tracks of gladiolas counted as laid: where they lay
 
     @property
     def zones(self) -> Zones:
@@ -219,7 +245,7 @@ class GladiolaMoves:
                 self._awaiting_start = True
                 self._day += 1
             return Outcome(conclusions + (Conclusion(gladiola.Walk(card_id), event.evidence),), notes)
-        if reading.kind is CardKind.GLADIOLA and beside_pile(self._zones, card.quad) and event.previous != reading:
+        if reading.kind is CardKind.GLADIOLA and self._new_gladiola(card):
             card_id = self._card_for(reading)
             if card_id is None:
                 return Outcome(notes=("a gladiola appeared beside the pile, but all gladiolas are already laid",))
@@ -227,6 +253,23 @@ class GladiolaMoves:
             return Outcome((Conclusion(gladiola.LayGladiola(card_id), event.evidence),),
                            self._blister_check(card_id, reading))
         return Outcome()
+
+    def _new_gladiola(self, card: SettledCard) -> bool:
+        """Whether a gladiola settling at ``card`` is one more laid: beside the pile, or next to
+        the gladiolas laid before (players lay them in a fanned row that grows away from the
+        pile), on a track of its own or on a counted gladiola's track half a card away from where
+        that one lay (laid over it, shifted; a gladiola on the table does not wander)."""
+        before = self._gladiolas.get(card.track_id)
+        if before is not None:
+            self._gladiolas[card.track_id] = card.quad
+            return math.dist(before.centroid, card.quad.centroid) > GLADIOLA_SHIFT * card_size(before)
+        if self._zones.holds(ZoneKind.WALK_PILE, card.quad):
+            return False
+        new = beside_pile(self._zones, card.quad) or any(
+            math.dist(q.centroid, card.quad.centroid) < GLADIOLA_NEAR * card_size(q) for q in self._gladiolas.values())
+        if new:
+            self._gladiolas[card.track_id] = card.quad
+        return new
 
     def _missed_finish(self, card: SettledCard) -> str | None:
         """A free FINISH card id when ``card`` (a START card) is turned for the day after today
@@ -297,6 +340,10 @@ def _engine_date(date: VisionDate) -> valais.CardDate:
 class ValaisMoves:
     """Valais*Wallis: cards placed into the row, wrong cards taken away, joker-1915 removals.
 
+    The row is judged as a whole whenever the table is calm (:meth:`calm`): the dates seen
+    along the row are aligned with the accepted timeline, so cards pushed along by a card put
+    in between (which the tracker, following cards by where they lie, sees as cards changing
+    their dates) are simply the accepted cards again, and what is left over is the card put in.
     The row is read from the end leftmost on screen unless the accepted cards' dates say
     otherwise, or ``right_to_left`` is set.
     """
@@ -305,9 +352,13 @@ class ValaisMoves:
         self.catalogue = catalogue or valais.load_catalogue()
         self.right_to_left = right_to_left
         self._zones = Zones()
-        self._row: dict[int, tuple[SettledCard, valais.SeenCard]] = {}  # accepted, by track id
-        self._wrong: set[int] = set()
-        self._orphans: list[valais.SeenCard] = []  # accepted cards whose track was lost
+        self._timeline: list[valais.SeenCard] = []  # the accepted row (the engine's when it is known)
+        self._wrong: list[valais.CardDate] = []  # dates judged wrong whose cards may still lie in the row
+        self._unseen: dict[valais.CardDate, int] = {}  # how many calm looks in a row missed each of them
+        self._judged: valais.SeenCard | None = None  # the last card placed, until the engine's view shows its fate
+        self._evidence: dict[int, tuple[CardObservation, ...]] = {}  # by track: why it reads as it does
+        self._taken: tuple[CardObservation, ...] = ()  # how the card last taken off the table looked
+        self._told: set[str] = set()
         self._synthetic = 0
 
     @property
@@ -317,165 +368,169 @@ class ValaisMoves:
     def _sync(self, view: valais.PublicView | None) -> None:
         if view is None:
             return
-        ids = {c.card_id for c in view.timeline}
-        for tid in [t for t, (_, seen) in self._row.items() if seen.card_id not in ids]:
-            del self._row[tid]
-            self._wrong.add(tid)
-        self._orphans = [seen for seen in self._orphans if seen.card_id in ids]
+        self._timeline = list(view.timeline)
+        if self._judged is not None:
+            if all(seen.card_id != self._judged.card_id for seen in self._timeline):
+                self._wrong.append(self._judged.date)
+            self._judged = None
 
-    def _seen(self, date: VisionDate) -> tuple[valais.SeenCard, tuple[str, ...]]:
-        wanted = _engine_date(date)
-        used = {seen.card_id for _, seen in self._row.values()} | {seen.card_id for seen in self._orphans}
-        same = [c for c in self.catalogue.cards if c.date == wanted and c.card_id not in used]
+    def _seen(self, date: valais.CardDate) -> tuple[valais.SeenCard, tuple[str, ...]]:
+        used = {seen.card_id for seen in self._timeline}
+        same = [c for c in self.catalogue.cards if c.date == date and c.card_id not in used]
         if same:
-            notes = () if len(same) == 1 else (f"{len(same)} catalogue cards show {wanted}: took card {same[0].card_id}",)
+            notes = () if len(same) == 1 else (f"{len(same)} catalogue cards show {date}: took card {same[0].card_id}",)
             return same[0].seen(), notes
         self._synthetic += 1
         card_id = 1_000_000 + self._synthetic
-        return valais.SeenCard(card_id, wanted), (f"no catalogue card shows {wanted}: recorded as card {card_id}",)
+        return valais.SeenCard(card_id, date), (f"no catalogue card shows {date}: recorded as card {card_id}",)
 
-    def _ordered(self, extra: SettledCard | None = None) -> list[int]:
-        """Track ids of the accepted row (plus ``extra``) in timeline order."""
-        cards = [c for c, _ in self._row.values()] + ([extra] if extra is not None else [])
-        order = [cards[i].track_id for i in order_along_row([c.quad.centroid for c in cards])]
-        dated = [self._row[t][1].date for t in order if t in self._row]
-        first, last = (dated[0], dated[-1]) if dated else (None, None)
-        if first is not None and last is not None and first.compare(last) != 0:
-            reverse = first.compare(last) > 0
-        else:
-            reverse = self.right_to_left
-        return order[::-1] if reverse else order
+    def _used_up(self, date: valais.CardDate) -> bool:
+        """Whether the deck has cards with ``date`` and all of them lie in the timeline."""
+        used = {seen.card_id for seen in self._timeline}
+        same = [c.card_id for c in self.catalogue.cards if c.date == date]
+        return bool(same) and all(card_id in used for card_id in same)
+
+    def _row(self, cards: Sequence[SettledCard]) -> list[SettledCard]:
+        """The cards lying in the row (timeline cards, and cards not read at all), in row order."""
+        row = [c for c in cards if c.reading.kind in (CardKind.TIMELINE, CardKind.UNKNOWN)
+               and (not self._zones.zones or self._zones.holds(ZoneKind.ROW, c.quad))]
+        return [row[i] for i in order_along_row([c.quad.centroid for c in row])]
 
     def start(self, cards: Sequence[SettledCard], width: int, height: int, view: Any) -> tuple[str, ...]:
-        dated = [c for c in cards if c.reading.date is not None]
+        dated = [c for c in self._row(cards) if c.reading.date is not None]
         if not dated:
             return ("no dated card seen: the timeline row is found when its first card settles",)
-        timeline = tuple(view.timeline) if view is not None else ()
-        for card in dated:
-            seen = next((s for s in timeline if s.date == _engine_date(card.reading.date)), None)  # type: ignore[arg-type]
-            if seen is None:
-                seen, _ = self._seen(card.reading.date)  # type: ignore[arg-type]
-            self._row[card.track_id] = (card, seen)
-        self._zones = Zones((row_zone([c.quad for c, _ in self._row.values()]),))
+        if view is not None:
+            self._timeline = list(view.timeline)
+        else:
+            for card in dated:
+                self._timeline.append(self._seen(_engine_date(card.reading.date))[0])  # type: ignore[arg-type]
+        self._zones = Zones((row_zone([c.quad for c in dated]),))
         return ()
 
     def interpret(self, event: TableEvent, width: int, height: int, view: Any) -> Outcome:
-        self._sync(view)
-        tid = event.card.track_id
-        if isinstance(event, CardRemoved):
-            if tid in self._wrong:
-                self._wrong.discard(tid)
-                return Outcome()
-            if tid not in self._row:
-                return Outcome()
-            # without the engine's view every accepted card taken away counts as a removal
-            if view is not None and view.step is not valais.Step.REMOVE_1915:
-                # no 1915 joker asks for a removal: the card was pushed along or covered and its
-                # track lost; it stays in the timeline until a track shows its date again
-                seen = self._row.pop(tid)[1]
-                self._orphans.append(seen)
-                self._refresh_zone()
-                return Outcome(notes=(f"the timeline card {seen.date} is no longer seen: only a 1915 joker takes "
-                                      "a card out of the timeline",))
-            index = self._ordered().index(tid)
-            del self._row[tid]
-            self._refresh_zone()
-            return Outcome((Conclusion(valais.RemoveFromTimeline(index), event.evidence),))
-        card = event.card
-        if tid in self._row:
-            self._row[tid] = (card, self._row[tid][1])
-            if event.previous is not None and event.previous.date != card.reading.date:
-                return Outcome(notes=(f"a timeline card now reads {card.reading.describe()}, before {event.previous.describe()}",))
-            return Outcome()
-        if card.reading.date is None or tid in self._wrong:
-            return Outcome()
-        if self._zones.zones and not self._zones.holds(ZoneKind.ROW, card.quad):
-            return Outcome()
-        card, tid = self._unshift(card)
-        if tid == card.track_id and tid not in self._row:
-            handed, leftover = self._hand_over(card)
-            if handed:
-                if leftover is None or leftover.reading.date is None or self._accepted(leftover.reading.date):
-                    return Outcome()
-                card, tid = leftover, leftover.track_id  # the track that gave its card away shows the one placed
-        seen, notes = self._seen(card.reading.date)
-        order = self._ordered(card)
-        before = order[: order.index(tid)]
-        position = len(before)
-        left = self._row[before[-1]][1] if before else None
-        after = order[order.index(tid) + 1:]
-        right = self._row[after[0]][1] if after else None
-        fits = (left is None or seen.date.compare(left.date) >= 0) and (right is None or seen.date.compare(right.date) <= 0)
-        if fits:
-            self._row[tid] = (card, seen)
-            self._refresh_zone()
+        """Events only keep what backs a reading; the row is judged when the table is calm."""
+        if isinstance(event, CardSettled):
+            self._evidence[event.card.track_id] = event.evidence
         else:
-            self._wrong.add(tid)
-        if not self._zones.zones:
-            self._refresh_zone()
-        return Outcome((Conclusion(valais.PlaceSeen(seen, position), event.evidence),), notes)
+            self._taken = event.evidence
+        return Outcome()
 
-    def _unshift(self, card: SettledCard) -> tuple[SettledCard, int]:
-        """The card really placed when ``card`` appeared in the row.
+    def calm(self, cards: Sequence[SettledCard], restless: Sequence[Quad], width: int, height: int,
+             view: Any) -> Outcome:
+        """Judge the row (see the class doc) when no card in it is moving or changing."""
+        if any(not self._zones.zones or self._zones.holds(ZoneKind.ROW, q) for q in restless):
+            return Outcome()
+        self._sync(view)
+        row = self._row(cards)
+        dates = [None if c.reading.date is None else _engine_date(c.reading.date) for c in row]
+        accepted = [seen.date for seen in self._timeline]
+        pairs = _align(dates, accepted)
+        backwards = _align(dates[::-1], accepted)
+        if len(backwards) > len(pairs) or (len(backwards) == len(pairs) and self.right_to_left and len(pairs) < 2):
+            row, dates, pairs = row[::-1], dates[::-1], backwards
+        matched = [row[i] for i, _ in pairs]
+        if matched:
+            self._zones = Zones((row_zone([c.quad for c in matched]),))
+        unseen = list(self._wrong)  # judged wrong, not (yet) seen lying in the row
+        notes: list[str] = []
+        placed: tuple[int, int] | None = None  # (row index, timeline position)
+        gone: list[int] = []
+        for (i0, j0), (i1, j1) in zip([(-1, -1)] + pairs, pairs + [(len(row), len(accepted))]):
+            extras, unread = [], 0
+            for i in range(i0 + 1, i1):
+                if dates[i] is None:
+                    unread += 1
+                elif dates[i] in unseen:
+                    unseen.remove(dates[i])  # a card judged wrong, still lying there
+                else:
+                    extras.append(i)
+            missing = list(accepted[j0 + 1:j1])
+            fresh = []
+            for i in extras:
+                like = next((d for d in missing if _resembles(dates[i], d)), None)  # type: ignore[arg-type]
+                if like is None and self._used_up(dates[i]):  # type: ignore[arg-type]
+                    notes.append(self._tell(f"a card reads {dates[i]}, but every card of the deck with that date "
+                                            "already lies in the timeline"))
+                    continue
+                if like is None:
+                    fresh.append(i)
+                    continue
+                missing.remove(like)
+                notes.append(self._tell(f"a timeline card reads {dates[i]} where the row holds {like}"))
+            if fresh and placed is None:
+                before = sum(1 for i in range(i0 + 1, fresh[0]) if dates[i] is None)
+                placed = (fresh[0], j0 + 1 + min(before, j1 - j0 - 1))
+            elif missing and not extras and not unread:
+                gone.extend(range(j0 + 1, j1))
+        for date in set(self._wrong):
+            looks = self._unseen.get(date, 0) + 1 if date in unseen else 0
+            self._unseen[date] = looks
+            if looks >= WRONG_GONE_LOOKS:  # not seen for a while: taken away, as the verdict said
+                self._wrong = [d for d in self._wrong if d != date]
+                del self._unseen[date]
+        if placed is not None:
+            index, position = placed
+            return Outcome((self._place(row[index], dates[index], position),), tuple(n for n in notes if n))  # type: ignore[arg-type]
+        if gone and self._taken and (view is None or view.step is valais.Step.REMOVE_1915):
+            removed = gone[0]
+            del self._timeline[removed]
+            self._told.clear()
+            self._taken = ()
+            return Outcome((Conclusion(valais.RemoveFromTimeline(removed), self._taken),), tuple(n for n in notes if n))
+        for j in gone:
+            notes.append(self._tell(f"the timeline card {accepted[j]} is no longer seen: only a 1915 joker takes a "
+                                    "card out of the timeline"))
+        return Outcome(notes=tuple(n for n in notes if n))
 
-        Putting a card into the row pushes the cards beside it along, and the tracker, which
-        follows cards by where they lie, then sees a row position change its date and a "new"
-        card at the end of the shifted run showing a date the row already had. When the new
-        card's date and the changed positions' readings are exactly the accepted dates of those
-        positions plus one more, the accepted cards are handed on to the tracks that now show
-        them, and the track left with the unaccounted date is the card that was placed."""
-        changed = [t for t, (c, seen) in self._row.items()
-                   if c.reading.date is not None and _engine_date(c.reading.date) != seen.date]
-        if not changed:
-            return card, card.track_id
-        tracks = {t: self._row[t][0] for t in changed}
-        tracks[card.track_id] = card
-        free = {t: self._row[t][1] for t in changed}  # accepted cards waiting for their new track
-        assignment: dict[int, valais.SeenCard] = {}
-        for t, c in sorted(tracks.items(), key=lambda item: item[0] != card.track_id):
-            date = _engine_date(c.reading.date)  # type: ignore[arg-type]
-            match = next((k for k, seen in free.items() if seen.date == date), None)
-            if match is not None:
-                assignment[t] = free.pop(match)
-        placed = [t for t in tracks if t not in assignment]
-        if free or len(placed) != 1:
-            return card, card.track_id  # not a clean shift: judge the new card as seen
-        for t in changed:
-            del self._row[t]
-        for t, seen in assignment.items():
-            self._row[t] = (tracks[t], seen)
-        return tracks[placed[0]], placed[0]
+    def _place(self, card: SettledCard, date: valais.CardDate, position: int) -> Conclusion:
+        seen, _ = self._seen(date)
+        left = self._timeline[position - 1].date if position > 0 else None
+        right = self._timeline[position].date if position < len(self._timeline) else None
+        fits = (left is None or date.compare(left) >= 0) and (right is None or date.compare(right) <= 0)
+        if fits:
+            self._timeline.insert(position, seen)
+        else:
+            self._wrong.append(date)
+        self._judged = seen if fits else None
+        self._told.clear()
+        return Conclusion(valais.PlaceSeen(seen, position), self._evidence.get(card.track_id, ()))
 
-    def _hand_over(self, card: SettledCard) -> tuple[bool, SettledCard | None]:
-        """Whether ``card`` is an accepted row card seen on a new track: an accepted card with
-        its date whose own track now shows another date (the row was pushed along, and not as
-        one clean shift), or whose track was lost. The accepted card moves to ``card``'s track.
-        Also returns the track that gave it away, now showing another card (maybe the one
-        placed), or None."""
-        date = _engine_date(card.reading.date)  # type: ignore[arg-type]
-        for t, (c, seen) in self._row.items():
-            if seen.date == date and (c.reading.date is None or _engine_date(c.reading.date) != date):
-                del self._row[t]
-                self._row[card.track_id] = (card, seen)
-                self._refresh_zone()
-                return True, c
-        orphan = next((seen for seen in self._orphans if seen.date == date), None)
-        if orphan is None:
-            return False, None
-        self._orphans.remove(orphan)
-        self._row[card.track_id] = (card, orphan)
-        self._refresh_zone()
-        return True, None
+    def _tell(self, note: str) -> str:
+        """``note`` the first time it is seen since the last move, else the empty string."""
+        if note in self._told:
+            return ""
+        self._told.add(note)
+        return note
 
-    def _accepted(self, date: VisionDate) -> bool:
-        """Whether an accepted card (on a track or lost) has this date."""
-        wanted = _engine_date(date)
-        return any(seen.date == wanted for _, seen in self._row.values()) or any(
-            seen.date == wanted for seen in self._orphans)
 
-    def _refresh_zone(self) -> None:
-        if self._row:
-            self._zones = Zones((row_zone([c.quad for c, _ in self._row.values()]),))
+def _resembles(read: valais.CardDate, accepted: valais.CardDate) -> bool:
+    """Whether ``read`` may be ``accepted`` misread: printed alike (both a year, or both a full
+    date) with at most one digit of the year different."""
+    if (read.month is None) != (accepted.month is None):
+        return False
+    return sum(a != b for a, b in zip(f"{read.year:04d}", f"{accepted.year:04d}")) <= 1
+
+
+def _align(seen: Sequence[valais.CardDate | None], accepted: Sequence[valais.CardDate]) -> list[tuple[int, int]]:
+    """The longest in-order matching of row dates to accepted dates (unread dates match
+    nothing), as (row index, timeline index) pairs."""
+    n, m = len(seen), len(accepted)
+    best = [[0] * (m + 1) for _ in range(n + 1)]
+    for i in range(n - 1, -1, -1):
+        for j in range(m - 1, -1, -1):
+            same = seen[i] is not None and seen[i] == accepted[j]
+            best[i][j] = best[i + 1][j + 1] + 1 if same else max(best[i + 1][j], best[i][j + 1])
+    pairs, i, j = [], 0, 0
+    while i < n and j < m:
+        if seen[i] is not None and seen[i] == accepted[j] and best[i][j] == best[i + 1][j + 1] + 1:
+            pairs.append((i, j))
+            i, j = i + 1, j + 1
+        elif best[i + 1][j] >= best[i][j + 1]:
+            i += 1
+        else:
+            j += 1
+    return pairs
 
 
 # --------------------------------------------------------------------------------------------
@@ -487,7 +542,7 @@ def _income_halves(reading: Reading) -> tuple[int | None, int | None]:
     return reading.stones, reading.sesterces
 
 
-class AppiaMoves:
+class AppiaMoves(_EventMoves):
     """Via Appia: income cards taken from the display and the seven laid out after the last one.
 
     Vision reads an income card's two halves into ``stones`` and ``sesterces`` (see
@@ -654,4 +709,12 @@ class Tracker:
                 out.append(TrackedMove(frame_index, timestamp, c.action, c.evidence, c.unsure))
             if outcome.conclusions:
                 view = None  # the view predates these moves: the interpreter's own model stands
+        if not self.cards.busy:
+            recent = self.config.settle_seconds
+            outcome = self.moves.calm(self.cards.settled_cards(seen_within=recent), self.cards.restless(recent),
+                                      result.width, result.height, view)
+            for note in outcome.notes:
+                self._notices.append(Notice(frame_index, timestamp, note))
+            for c in outcome.conclusions:
+                out.append(TrackedMove(frame_index, timestamp, c.action, c.evidence, c.unsure))
         return out

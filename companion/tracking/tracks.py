@@ -206,9 +206,20 @@ class CardTracker:
         """Whether the last frame looked like a hand over the table."""
         return self._busy
 
-    def settled_cards(self) -> tuple[SettledCard, ...]:
-        """Every card currently at rest (as last settled), by track id."""
-        return tuple(t.settled for t in sorted(self._tracks.values(), key=lambda t: t.track_id) if t.settled)
+    def settled_cards(self, seen_within: float | None = None) -> tuple[SettledCard, ...]:
+        """Every card currently at rest (as last settled), by track id; with ``seen_within``
+        (seconds) only those seen that recently (a card pushed away leaves its old track behind
+        until it counts as gone)."""
+        now = self._last_time if self._last_time is not None else 0.0
+        return tuple(t.settled for t in sorted(self._tracks.values(), key=lambda t: t.track_id)
+                     if t.settled and (seen_within is None or t.last_seen >= now - seen_within))
+
+    def restless(self, seen_within: float) -> tuple[Quad, ...]:
+        """Where the cards seen in the last ``seen_within`` seconds that are not at rest lie
+        (moving, just put down, or changing what they show)."""
+        now = self._last_time if self._last_time is not None else 0.0
+        return tuple(t.quad for t in self._tracks.values()
+                     if t.last_seen >= now - seen_within and not self._as_settled(t, t.reading))
 
     def track_count(self) -> int:
         return len(self._tracks)

@@ -188,9 +188,9 @@ def test_reveal_at_game_end(post, app):
     assert state["unrevealed"] == [] and state["scores"] is not None and state["winners"]
 
 
-def test_pad_only_for_appia(post):
+def test_pad_not_for_gladiola(post):
     r = post("/api/pad", {"action": {"type": "push", "stones": 1}})
-    assert r.status_code == 400 and "Via Appia" in r.get_json()["error"]
+    assert r.status_code == 400 and "Via Appia and Valais" in r.get_json()["error"]
 
 
 def test_appia_pad_and_pause_refused(make_app):
@@ -208,6 +208,18 @@ def test_appia_pad_and_pause_refused(make_app):
     assert r.status_code == 400 and "separated by commas" in r.get_json()["error"]
     r = client.post("/api/pause", headers=headers)
     assert r.status_code == 400 and "Via Gladiola" in r.get_json()["error"]
+
+
+def test_valais_pad_enters_the_joker_steps_of_the_hand(make_app):
+    app = make_app("valais", players=2)
+    client = app.test_client()
+    headers = {"X-CSRF-Token": CSRF}
+    page = client.get("/").get_data(as_text=True)
+    assert 'id="pad"' in page and "Joker" in page
+    state = client.get("/state.json").get_json()
+    assert state["pad"] == []  # a placement is seen by the camera, not entered here
+    r = client.post("/api/pad", json={"action": {"type": "keep", "card": None}}, headers=headers)
+    assert r.status_code == 200 and not r.get_json()["move"]["verdict"]["legal"]  # no joker asks for it
 
 
 def test_access_token_required_beyond_loopback(make_app):

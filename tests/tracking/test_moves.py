@@ -71,6 +71,29 @@ def test_gladiola_walks_and_gladiola_each_detected_once_after_settling():
     assert observer.public_view().walk_pile == ("S", "W05", "W12")
 
 
+def test_gladiola_a_fan_of_gladiolas_counts_each_card_laid_and_nothing_else():
+    # Players lay gladiolas as a fan growing away from the pile: the second one over the first,
+    # half a card along (the tracker follows it as the first card moving), the third further
+    # out than "beside the pile" reaches but next to the others. A blister count read anew on
+    # a gladiola at rest is not another gladiola.
+    x = PILE[0] + 130
+    first = Card(x, PILE[1], CardKind.GLADIOLA, None, 3)
+    second = Card(x + 35, PILE[1], CardKind.GLADIOLA, None, 2)
+    third = Card(x + 100, PILE[1], CardKind.GLADIOLA, None, 1)
+    film = Film(seed=13)
+    film.still([START], 20)
+    film.lay([START], first)
+    film.still([START, first], 25)
+    film.lay([START], second, covers=[first])
+    film.still([START, second], 25)
+    film.still([START, Card(second.x, second.y, CardKind.GLADIOLA, None, None)], 25)
+    film.lay([START, second], third)
+    film.still([START, second, third], 25)
+    moves, _ = play(Tracker("gladiola"), film, gladiola.Observer.start(2, 0))
+    assert [type(m.action) for _, m in moves] == [gladiola.LayGladiola] * 3
+    assert len({m.action.card for _, m in moves}) == 3
+
+
 @pytest.mark.parametrize("built_on", [True, False])
 def test_gladiola_a_refused_card_built_on_is_accepted_from_the_table(built_on):
     # The camera missed a 20 (a hand over it the whole time): 28 on 12 is refused. Laying 31 on
@@ -286,6 +309,44 @@ def test_valais_position_follows_a_rotated_row(angle):
     moves, verdicts = play(Tracker("valais", data=catalogue), film, observer)
     assert [m.action for _, m in moves] == [valais.PlaceSeen(catalogue.card(109).seen(), 1)]
     assert verdicts[0].legal and "correct" in verdicts[0].messages[0]
+
+
+def centred_row(dates: list[str]) -> list[Card]:
+    """The row laid out as the players keep it: evenly spaced and centred on the table."""
+    return [timeline(640 + 125 * (k - (len(dates) - 1) / 2), d) for k, d in enumerate(dates)]
+
+
+def test_valais_a_row_spaced_out_anew_after_each_card_is_judged_by_its_dates():
+    # Every card put in (or taken away) makes the players space the whole row out again: each
+    # card moves by half a card, so the tracker sees most row places change their dates at once.
+    # A wrong card put first, then taken away; then a right one in the middle; and a card of
+    # the row misread for a while is not a move.
+    catalogue = valais.load_catalogue()
+    accepted = ["1816", "1920", "1990"]
+    film = Film(seed=12)
+    row = centred_row(accepted)
+    film.still(row, 20)
+    wrong = centred_row(["2008"] + accepted)
+    film.lay(wrong[1:], wrong[0])
+    film.still(wrong, 25)
+    film.lay(row, wrong[0].at(wrong[0].x, HEIGHT + 200), source=(wrong[0].x, wrong[0].y))
+    film.still(row, 25)
+    misread = [row[0], timeline(row[1].x, "1926"), row[2]]
+    film.still(misread, 20)
+    film.still(row, 10)
+    right = centred_row(["1816", "1898", "1920", "1990"])
+    film.lay(right[:1] + right[2:], right[1])
+    film.still(right, 25)
+    observer = valais.Observer.start(2, 0, first_card=5, catalogue=catalogue)
+    observer.apply(valais.PlaceSeen(catalogue.card(109).seen(), 1))
+    observer.apply(valais.PlaceSeen(catalogue.card(166).seen(), 2))
+    tracker = Tracker("valais", data=catalogue)
+    moves, verdicts = play(tracker, film, observer)
+    placed = [(m.action.card.date.year, m.action.position) for _, m in moves]
+    assert placed == [(2008, 0), (1898, 1)]
+    assert "wrong" in verdicts[0].messages[0] and "correct" in verdicts[1].messages[0]
+    assert [c.date.year for c in observer.public_view().timeline] == [1816, 1898, 1920, 1990]
+    assert any("reads 1926 where the row holds 1920" in n.message for n in tracker.notices())
 
 
 # -- Via Appia ---------------------------------------------------------------------------------
