@@ -97,3 +97,28 @@ def test_a_card_flagged_partly_hidden_is_read_without_its_blisters() -> None:
         assert b.blisters is None and b.field_confidences.blisters == 0.0
     assert all(o.kind.value == "unknown" for o in not_read.observations)
     assert any(a.blisters is not None for a, _ in read)
+
+
+def test_another_card_laid_where_one_lay_is_read_anew() -> None:
+    # A Valais*Wallis row pushed along brings a card exactly where another lay: the two look
+    # alike in a small thumbnail (white card, black year) but the cache must not answer.
+    import cv2
+
+    scene = render_scene(5, Game.VALAIS, SceneConfig(resolution=(960, 540), degrade=False,
+                                                     layout=LayoutKind.TIMELINE, hands=0))
+    dated = [c for c in scene.truth.cards if c.visible_fraction > 0.97 and c.spec.year is not None]
+    first, other = next((a, b) for a in dated for b in dated if a.spec.year != b.spec.year)
+    there = np.float32(first.corners)
+    warp = cv2.getPerspectiveTransform(np.float32(other.corners), there)
+    moved = cv2.warpPerspective(scene.image, warp, scene.image.shape[1::-1])
+    mask = np.zeros(scene.image.shape[:2], np.uint8)
+    cv2.fillConvexPoly(mask, there.astype(np.int32), 255)
+    swapped = scene.image.copy()
+    swapped[mask > 0] = moved[mask > 0]
+    reader = CardReader(PipelineConfig(deck=Deck.for_game("valais"), tesseract=False))
+    det = [Detection(Quad.from_array(first.corners), 1.0)]
+    before = reader.read_detections(scene.image, det).observations[0]
+    after = reader.read_detections(swapped, det).observations[0]
+    assert reader.reads == 2
+    assert before.date is not None and before.date.year == first.spec.year
+    assert after.date is None or after.date.year == other.spec.year
