@@ -36,6 +36,7 @@ Everything the tracker could not decide goes to :meth:`Tracker.notices` for the 
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -355,6 +356,7 @@ class ValaisMoves:
         self._timeline: list[valais.SeenCard] = []  # the accepted row (the engine's when it is known)
         self._wrong: list[valais.CardDate] = []  # dates judged wrong whose cards may still lie in the row
         self._unseen: dict[valais.CardDate, int] = {}  # how many calm looks in a row missed each of them
+        self._where: dict[int, Quad] = {}  # where each accepted card was last seen, by card id
         self._judged: valais.SeenCard | None = None  # the last card placed, until the engine's view shows its fate
         self._evidence: dict[int, tuple[CardObservation, ...]] = {}  # by track: why it reads as it does
         self._taken: tuple[CardObservation, ...] = ()  # how the card last taken off the table looked
@@ -394,7 +396,8 @@ class ValaisMoves:
         """The cards lying in the row (timeline cards, and cards not read at all), in row order."""
         row = [c for c in cards if c.reading.kind in (CardKind.TIMELINE, CardKind.UNKNOWN)
                and (not self._zones.zones or self._zones.holds(ZoneKind.ROW, c.quad))]
-        return [row[i] for i in order_along_row([c.quad.centroid for c in row])]
+        size = statistics.median(card_size(c.quad) for c in row) if row else None
+        return [row[i] for i in order_along_row([c.quad.centroid for c in row], size)]
 
     def start(self, cards: Sequence[SettledCard], width: int, height: int, view: Any) -> tuple[str, ...]:
         dated = [c for c in self._row(cards) if c.reading.date is not None]
@@ -429,9 +432,11 @@ class ValaisMoves:
         backwards = _align(dates[::-1], accepted)
         if len(backwards) > len(pairs) or (len(backwards) == len(pairs) and self.right_to_left and len(pairs) < 2):
             row, dates, pairs = row[::-1], dates[::-1], backwards
-        matched = [row[i] for i, _ in pairs]
-        if matched:
-            self._zones = Zones((row_zone([c.quad for c in matched]),))
+        for i, j in pairs:
+            self._where[self._timeline[j].card_id] = row[i].quad
+        lying = [self._where[seen.card_id] for seen in self._timeline if seen.card_id in self._where]
+        if lying:
+            self._zones = Zones((row_zone(lying),))
         unseen = list(self._wrong)  # judged wrong, not (yet) seen lying in the row
         notes: list[str] = []
         placed: tuple[int, int] | None = None  # (row index, timeline position)
@@ -490,6 +495,7 @@ class ValaisMoves:
         fits = (left is None or date.compare(left) >= 0) and (right is None or date.compare(right) <= 0)
         if fits:
             self._timeline.insert(position, seen)
+            self._where[seen.card_id] = card.quad
         else:
             self._wrong.append(date)
         self._judged = seen if fits else None

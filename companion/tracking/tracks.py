@@ -9,7 +9,8 @@ How it decides:
 * **Identity.** Each observation is matched to at most one track, greedily by quad overlap
   (IoU) with the track's last quad, plus a bonus when the observation's reading equals the
   track's confirmed reading (appearance). Unmatched observations start new tracks.
-* **Readings by vote.** Only visible observations with ``confidence >= min_confidence`` vote.
+* **Readings by vote.** Visible observations with ``confidence >= min_confidence`` vote, and
+  partly hidden walk and FINISH readings at ``hidden_min_confidence`` or more.
   A track keeps the last ``vote_window`` votes since it last moved; a reading is confirmed when
   it has at least ``min_votes`` votes and more than ``vote_share`` of the window. A single
   misread frame therefore never changes a card.
@@ -33,7 +34,7 @@ How it decides:
 from __future__ import annotations
 
 from collections import Counter, deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -52,6 +53,10 @@ class TrackConfig:
     ``appearance_bonus``: added to the IoU score when the reading agrees with the track.
     ``vote_window``/``min_votes``/``vote_share``: reading confirmation (see module doc).
     ``min_confidence``: observations below it do not vote.
+    ``hidden_min_confidence``: a card vision flags as partly hidden votes only when read at
+    least this sure, and only as a kind with a printed value (the top card of a pile whose
+    outline ran into the cards below it is often flagged so; a blister count is never read
+    from it).
     ``settle_seconds``: how long a card must rest, on a calm table, to count as placed.
     ``lost_seconds``: how long a settled card must be missing, on a calm table, to count as gone.
     ``unstable_share``: share of established cards moving or missing that marks a hand.
@@ -66,6 +71,7 @@ class TrackConfig:
     min_votes: int = 3
     vote_share: float = 0.5
     min_confidence: float = 0.5
+    hidden_min_confidence: float = 0.7
     settle_seconds: float = 0.4
     lost_seconds: float = 1.0
     unstable_share: float = 0.3
@@ -188,6 +194,13 @@ def _same_card(reading: Reading | None, obs: CardObservation) -> bool:
     return obs.kind is reading.kind and obs.value == reading.value and obs.date == reading.date
 
 
+def _votes(obs: CardObservation, cfg: TrackConfig) -> bool:
+    """Whether ``obs`` takes part in its track's vote (see :class:`TrackConfig`)."""
+    if obs.visible:
+        return obs.confidence >= cfg.min_confidence
+    return obs.confidence >= cfg.hidden_min_confidence and obs.kind in (CardKind.WALK, CardKind.FINISH)
+
+
 class CardTracker:
     """Keeps card tracks over frames and reports table events (see the module doc)."""
 
@@ -306,7 +319,7 @@ class CardTracker:
                 track.last_change = now
                 track.moved_now = True
                 track.votes.clear()
-        if obs.visible and obs.confidence >= cfg.min_confidence:
+        if _votes(obs, cfg):
             track.votes.append((Reading.of(obs), obs, now))
             while len(track.votes) > cfg.vote_window:
                 track.votes.popleft()
@@ -320,12 +333,16 @@ class CardTracker:
     def _majority(self, track: _Track) -> Reading | None:
         if len(track.votes) < self.config.min_votes:
             return None
-        counts = Counter(r for r, _, _ in track.votes)
-        reading, count = max(counts.items(), key=lambda kv: kv[1])
+        # votes agree on a card whatever its blister count (a partly hidden card's is not read);
+        # the count confirmed is the one most often read
+        counts = Counter(replace(r, blisters=None) for r, _, _ in track.votes)
+        card, count = max(counts.items(), key=lambda kv: kv[1])
         tied = sum(1 for c in counts.values() if c == count) > 1
         if tied or count < self.config.min_votes or count <= self.config.vote_share * len(track.votes):
             return None
-        return reading
+        blisters = Counter(r.blisters for r, _, _ in track.votes
+                           if r.blisters is not None and replace(r, blisters=None) == card)
+        return replace(card, blisters=blisters.most_common(1)[0][0]) if blisters else card
 
     def _is_busy(self, new_tracks: list[_Track], hand: bool | None) -> bool:
         if hand:

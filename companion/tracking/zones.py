@@ -22,6 +22,7 @@ PILE_GROWTH = 1.4  # the walk pile zone: the top card grown by this factor aroun
 GLADIOLA_REACH = 2.5  # "beside the pile": within this many card sizes of the pile's centre
 ROW_HALF_WIDTH = 0.9  # the Valais row band: this many card sizes either side of the row line
 ROW_END_REACH = 2.0  # and this many card sizes beyond the first and last card
+ROW_LINE_GAP = 1.1  # a row going on in another line: lines this many card sizes apart across it
 DISPLAY_MARGIN = 0.6  # the income display: bounding box of its cards plus this many card sizes
 
 
@@ -137,6 +138,22 @@ def scoring_quads(zones: Zones, quads: Sequence[Quad]) -> list[int]:
     ]
 
 
+def _step_axis(points: Sequence[Point]) -> tuple[Point, Point]:
+    """Mean point and the mean direction of the steps from each point to its nearest neighbour
+    (along the row even when the row goes on in a second line, which tilts the principal axis)."""
+    n = len(points)
+    mx, my = sum(p[0] for p in points) / n, sum(p[1] for p in points) / n
+    if n < 2:
+        return (mx, my), (1.0, 0.0)
+    c = s = 0.0
+    for i, p in enumerate(points):
+        q = min((points[j] for j in range(n) if j != i), key=lambda o: math.dist(p, o))
+        angle = 2 * math.atan2(q[1] - p[1], q[0] - p[0])  # doubled: a step and its reverse agree
+        c, s = c + math.cos(angle), s + math.sin(angle)
+    angle = 0.5 * math.atan2(s, c)
+    return (mx, my), (math.cos(angle), math.sin(angle))
+
+
 def _principal_axis(points: Sequence[Point]) -> tuple[Point, Point]:
     """Mean point and unit direction of largest spread (x axis for a single point)."""
     n = len(points)
@@ -172,26 +189,42 @@ def row_zone(quads: Sequence[Quad]) -> Zone:
     return Zone(ZoneKind.ROW, tuple(corners))
 
 
-def order_along_row(points: Sequence[Point]) -> list[int]:
+def order_along_row(points: Sequence[Point], size: float | None = None) -> list[int]:
     """Indices of ``points`` in row order, starting from the end that is leftmost on screen.
 
     The row may be curved: start at the extreme point along the principal axis and walk to the
-    nearest point not yet taken. Reverse the result for a row read right to left.
+    nearest point not yet taken. Given the card ``size``, a row that goes on in a second line
+    (the table was too short) is read like text: lines apart by more than ``ROW_LINE_GAP``
+    card sizes across the row are taken one after the other, each from the same end. Reverse
+    the result for a row read right to left.
     """
     if not points:
         return []
-    (mx, my), (dx, dy) = _principal_axis(points)
+    (mx, my), (dx, dy) = _principal_axis(points) if size is None else _step_axis(points)
+    if dx < 0 or (dx == 0 and dy < 0):
+        dx, dy = -dx, -dy  # along the row from left to right on screen, across it downwards
     along = [(p[0] - mx) * dx + (p[1] - my) * dy for p in points]
-    start = min(range(len(points)), key=lambda i: (along[i], points[i][0], points[i][1]))
-    order = [start]
-    left = set(range(len(points))) - {start}
-    while left:
-        last = points[order[-1]]
-        nxt = min(left, key=lambda i: (math.dist(last, points[i]), along[i]))
-        order.append(nxt)
-        left.remove(nxt)
+    across = [(p[0] - mx) * -dy + (p[1] - my) * dx for p in points]
+    lines = [sorted(range(len(points)), key=lambda i: across[i])]
+    if size is not None:
+        lines = []
+        for i in sorted(range(len(points)), key=lambda i: across[i]):
+            if lines and across[i] - across[lines[-1][-1]] <= ROW_LINE_GAP * size:
+                lines[-1].append(i)
+            else:
+                lines.append([i])
+    order: list[int] = []
+    for line in lines:
+        start = min(line, key=lambda i: (along[i], points[i][0], points[i][1]))
+        order.append(start)
+        left = set(line) - {start}
+        while left:
+            last = points[order[-1]]
+            nxt = min(left, key=lambda i: (math.dist(last, points[i]), along[i]))
+            order.append(nxt)
+            left.remove(nxt)
     first, final = points[order[0]], points[order[-1]]
-    if (final[0], final[1]) < (first[0], first[1]):
+    if len(lines) == 1 and (final[0], final[1]) < (first[0], first[1]):
         order.reverse()
     return order
 

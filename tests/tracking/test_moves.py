@@ -349,6 +349,25 @@ def test_valais_a_row_spaced_out_anew_after_each_card_is_judged_by_its_dates():
     assert any("reads 1926 where the row holds 1920" in n.message for n in tracker.notices())
 
 
+def test_valais_a_row_going_on_in_a_second_line_places_a_card_before_the_line_start():
+    # The table ended: 2008 started a second line under the row's start. 2003 is put to its
+    # left, i.e. after 1990 (the end of the first line) and before 2008.
+    catalogue = valais.load_catalogue()
+    line = [timeline(400 + 100 * k, d) for k, d in enumerate(["1816", "1862", "1920", "1990"])]
+    below = Card(505, ROW_Y + 120, CardKind.TIMELINE, date="2008")
+    film = Film(seed=14)
+    film.still(line + [below], 20)
+    new = Card(405, ROW_Y + 120, CardKind.TIMELINE, date="2003")
+    film.lay(line + [below], new)
+    film.still(line + [new, below], 25)
+    observer = valais.Observer.start(2, 0, first_card=5, catalogue=catalogue)
+    for k, card_id in enumerate((58, 109, 166, 190), start=1):
+        assert observer.apply(valais.PlaceSeen(catalogue.card(card_id).seen(), k)).legal
+    moves, verdicts = play(Tracker("valais", data=catalogue), film, observer)
+    assert [(m.action.card.date.year, m.action.position) for _, m in moves] == [(2003, 4)]
+    assert "correct" in verdicts[0].messages[0]
+
+
 # -- Via Appia ---------------------------------------------------------------------------------
 
 

@@ -75,3 +75,14 @@ def test_user_adjusted_zone_replaces_the_automatic_one_and_round_trips():
 def test_bad_zone_json_is_refused(bad):
     with pytest.raises(CompanionError):
         Zones.from_json(bad)
+
+
+@pytest.mark.parametrize("shuffle", [(0, 1, 2, 3, 4, 5, 6), (6, 2, 0, 5, 1, 4, 3)])
+def test_a_row_going_on_in_a_second_line_is_read_like_text(shuffle):
+    # five cards in the first line, the row goes on under its start (the table ended)
+    points = [(400 + 100 * k, 300 + 6 * k) for k in range(5)] + [(405, 470), (505, 476)]
+    given = [points[i] for i in shuffle]
+    assert [shuffle[i] for i in order_along_row(given, size=90.0)] == [0, 1, 2, 3, 4, 5, 6]
+    # upside down for the camera: exactly the reverse (the dates then say which way to read)
+    turned = [(1280 - x, 720 - y) for x, y in given]
+    assert [shuffle[i] for i in order_along_row(turned, size=90.0)] == [6, 5, 4, 3, 2, 1, 0]
