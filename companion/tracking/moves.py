@@ -20,8 +20,9 @@ layout as the starting position (no moves): the START card (Gladiola), the first
   beneath when that card was refused but the players built on it); a gladiola settles beside the pile ->
   :class:`LayGladiola`; a START card settles after a FINISH -> new pile, and the START card's
   quarter turn against day 1 is checked against the day the engine expects (a notice if not);
-  a START card turned for the next day with no FINISH seen -> :class:`TableWalk` of a FINISH
-  card (the camera missed it) and a new pile.
+  a START card turned for the next day with no FINISH seen -> :class:`Walk` of a FINISH card
+  (the camera missed it; a :class:`TableWalk` when the step rules would refuse it) and a new
+  pile.
 * :class:`ValaisMoves`: whenever the table is calm, the dates along the row are aligned with the
   accepted timeline; one date left over -> :class:`PlaceSeen` at its place among the accepted
   cards (cards pushed along are just the accepted ones again); a wrong card still lying there or
@@ -210,12 +211,16 @@ class GladiolaMoves(_EventMoves):
         if reading.kind is CardKind.START:
             finish = self._missed_finish(card)
             if finish is not None:
-                # the table overrules: the START card shows the next day, so a FINISH was laid
+                # the START card shows the next day, so a FINISH was laid: judged as the walk it
+                # was when the step rules allow it (the players learn what to draw), else the
+                # table overrules
+                top = self.deck.card(self._top).value
+                step = gladiola.FINISH_VALUE - (top if top is not None else 0)
+                walk = gladiola.Walk(finish) if 0 < step <= gladiola.MAX_STEP else gladiola.TableWalk(finish)
                 self._on_table.add(finish)
                 self._awaiting_start = True
                 self._day += 1
-                return Outcome((Conclusion(gladiola.TableWalk(finish), event.evidence),),
-                               self._new_pile(card, None, width, height))
+                return Outcome((Conclusion(walk, event.evidence),), self._new_pile(card, None, width, height))
             return Outcome(notes=self._new_pile(card, event.previous, width, height))
         if not self._zones.zones:
             return Outcome()
