@@ -21,8 +21,9 @@ layout as the starting position (no moves): the START card (Gladiola), the first
   :class:`LayGladiola`; a START card settles after a FINISH -> new pile, and the START card's
   quarter turn against day 1 is checked against the day the engine expects (a notice if not);
   a START card turned for the next day with no FINISH seen -> :class:`Walk` of a FINISH card
-  (the camera missed it; a :class:`TableWalk` when the step rules would refuse it) and a new
-  pile.
+  (the camera missed it; preceded by a :class:`TableWalk` of the walk refused last when the
+  FINISH fits only on that one; a :class:`TableWalk` itself when the step rules refuse it) and
+  a new pile.
 * :class:`ValaisMoves`: whenever the table is calm, the dates along the row are aligned with the
   accepted timeline; one date left over -> :class:`PlaceSeen` at its place among the accepted
   cards (cards pushed along are just the accepted ones again); a wrong card still lying there or
@@ -214,13 +215,19 @@ class GladiolaMoves(_EventMoves):
                 # the START card shows the next day, so a FINISH was laid: judged as the walk it
                 # was when the step rules allow it (the players learn what to draw), else the
                 # table overrules
-                top = self.deck.card(self._top).value
-                step = gladiola.FINISH_VALUE - (top if top is not None else 0)
-                walk = gladiola.Walk(finish) if 0 < step <= gladiola.MAX_STEP else gladiola.TableWalk(finish)
+                conclusions: tuple[Conclusion, ...] = ()
+                refused = self._judged[0] if self._judged and self._judged[0] not in self._on_table else None
+                if refused is not None and not self._finish_fits(self._top) and self._finish_fits(refused):
+                    # the walk refused last lay on the pile and the FINISH followed it
+                    conclusions = (Conclusion(gladiola.TableWalk(refused), event.evidence),)
+                    self._on_table.add(refused)
+                    self._top = refused
+                walk = gladiola.Walk(finish) if self._finish_fits(self._top) else gladiola.TableWalk(finish)
                 self._on_table.add(finish)
                 self._awaiting_start = True
                 self._day += 1
-                return Outcome((Conclusion(walk, event.evidence),), self._new_pile(card, None, width, height))
+                return Outcome(conclusions + (Conclusion(walk, event.evidence),),
+                               self._new_pile(card, None, width, height))
             return Outcome(notes=self._new_pile(card, event.previous, width, height))
         if not self._zones.zones:
             return Outcome()
@@ -286,6 +293,11 @@ class GladiolaMoves(_EventMoves):
         if shown != self._day + 1:
             return None
         return self._card_for(Reading(CardKind.FINISH, gladiola.FINISH_VALUE))
+
+    def _finish_fits(self, top: str) -> bool:
+        """Whether the step rules allow a FINISH card on ``top``."""
+        value = self.deck.card(top).value
+        return 0 < gladiola.FINISH_VALUE - (value if value is not None else 0) <= gladiola.MAX_STEP
 
     def _built_on(self, previous: Reading | None, card_id: str) -> str | None:
         """The refused walk card the players laid ``card_id`` on, when the table overrules.

@@ -128,14 +128,14 @@ def test_still_table_with_jitter_and_misreads_gives_no_moves():
 
 
 def _to_finish_and_new_day(start_turn: float, finish: Card = Card(*PILE, CardKind.FINISH, 50, 1),
-                           seed: int = 3) -> tuple[Film, Card]:
-    """Walks 10..40, ``finish`` on them, the pile set aside, a START card turned by
-    ``start_turn`` degrees, and a walk 3 on it."""
+                           seed: int = 3, unread_30: bool = False) -> tuple[Film, Card]:
+    """Walks 10..40 (the 30 unreadable with ``unread_30``), ``finish`` on them, the pile set
+    aside, a START card turned by ``start_turn`` degrees, and a walk 3 on it."""
     film = Film(seed=seed)
     film.still([START], 20)
     top = START
     for value in (10, 20, 30, 40):
-        card = walk(value, 0)
+        card = Card(*PILE, CardKind.UNKNOWN) if unread_30 and value == 30 else walk(value, 0)
         film.lay([top], card, covers=[top])
         film.still([card], 20)
         top = card
@@ -185,6 +185,19 @@ def test_gladiola_a_start_card_turned_for_the_next_day_stands_for_an_unseen_fini
     else:  # an unturned START card says nothing about the day
         assert actions == walks + [gladiola.Walk("W03")]
         assert not verdicts[-1].legal and observer.public_view().day == 1
+
+
+def test_gladiola_an_unseen_finish_after_a_walk_refused_for_a_missed_card():
+    # The 30 goes unread, so the engine refuses the 40 (+20 from the 20); the FINISH on the 40
+    # is never read either, and the START card turned for day 2 tells the day ended. The FINISH
+    # fits on the 40, not on the 20: the 40 is accepted from the table and the FINISH judged.
+    film, _ = _to_finish_and_new_day(90.0, finish=Card(*PILE, CardKind.UNKNOWN), seed=6, unread_30=True)
+    observer = gladiola.Observer.start(3, 1)
+    moves, verdicts = play(Tracker("gladiola"), film, observer)
+    assert [m.action for _, m in moves] == [gladiola.Walk("W10"), gladiola.Walk("W20"), gladiola.Walk("W40"),
+                                            gladiola.TableWalk("W40"), gladiola.Walk("F1"), gladiola.Walk("W03")]
+    assert [v.legal for v in verdicts] == [True, True, False, True, True, True]
+    assert verdicts[4].draws == 1 and observer.public_view().day == 2
 
 
 def test_gladiola_reports_blister_mismatch_against_the_deck_file():
