@@ -403,23 +403,6 @@ class ValaisMoves:
         card_id = 1_000_000 + self._synthetic
         return valais.SeenCard(card_id, date), (f"no catalogue card shows {date}: recorded as card {card_id}",)
 
-    def _follow(self, cards: Sequence[SettledCard]) -> None:
-        """Where the accepted cards lie now, wherever they were moved (the players may go on
-        with the row in a second line): a card showing an accepted date that no other card on
-        the table and no other accepted card shows is that card. The row zone follows them."""
-        shown: dict[valais.CardDate, list[SettledCard]] = {}
-        for card in cards:
-            if card.reading.date is not None:
-                shown.setdefault(_engine_date(card.reading.date), []).append(card)
-        accepted = [seen.date for seen in self._timeline]
-        for seen in self._timeline:
-            there = shown.get(seen.date, [])
-            if len(there) == 1 and accepted.count(seen.date) == 1:
-                self._where[seen.card_id] = there[0].quad
-        lying = [self._where[seen.card_id] for seen in self._timeline if seen.card_id in self._where]
-        if lying:
-            self._zones = Zones((row_zone(lying),))
-
     def _used_up(self, date: valais.CardDate) -> bool:
         """Whether the deck has cards with ``date`` and all of them lie in the timeline."""
         used = {seen.card_id for seen in self._timeline}
@@ -459,7 +442,6 @@ class ValaisMoves:
         if any(not self._zones.zones or self._zones.holds(ZoneKind.ROW, q) for q in restless):
             return Outcome()
         self._sync(view)
-        self._follow(cards)
         row = self._row(cards)
         dates = [None if c.reading.date is None else _engine_date(c.reading.date) for c in row]
         accepted = [seen.date for seen in self._timeline]
@@ -469,6 +451,9 @@ class ValaisMoves:
             row, dates, pairs = row[::-1], dates[::-1], backwards
         for i, j in pairs:
             self._where[self._timeline[j].card_id] = row[i].quad
+        lying = [self._where[seen.card_id] for seen in self._timeline if seen.card_id in self._where]
+        if lying:
+            self._zones = Zones((row_zone(lying),))
         unseen = list(self._wrong)  # judged wrong, not (yet) seen lying in the row
         notes: list[str] = []
         placed: tuple[int, int] | None = None  # (row index, timeline position)

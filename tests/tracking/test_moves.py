@@ -366,17 +366,13 @@ def test_valais_a_row_spaced_out_anew_after_each_card_is_judged_by_its_dates():
 
 
 def test_valais_a_row_going_on_in_a_second_line_places_a_card_before_the_line_start():
-    # The table ended: the players move 2008 from the row's end to start a second line under
-    # the row's start (out of the band the first line spans). 2003 is put to its left, i.e.
-    # after 1990 (the end of the first line) and before 2008.
+    # The table ended: 2008 started a second line under the row's start. 2003 is put to its
+    # left, i.e. after 1990 (the end of the first line) and before 2008.
     catalogue = valais.load_catalogue()
     line = [timeline(400 + 100 * k, d) for k, d in enumerate(["1816", "1862", "1920", "1990"])]
-    end = timeline(800, "2008")
-    below = end.at(505, ROW_Y + 120)
+    below = Card(505, ROW_Y + 120, CardKind.TIMELINE, date="2008")
     film = Film(seed=14)
-    film.still(line + [end], 20)
-    film.lay(line, below, source=(end.x, end.y))
-    film.still(line + [below], 25)
+    film.still(line + [below], 20)
     new = Card(405, ROW_Y + 120, CardKind.TIMELINE, date="2003")
     film.lay(line + [below], new)
     film.still(line + [new, below], 25)
