@@ -34,12 +34,15 @@ well they fit once laid over the query. A blurred query (defocus or motion) is c
 candidates as seen through the blur that fits it best
 (:func:`calibration.features.blur_kernels`); the cells that count as hidden are then found
 again against those blurred candidates, because blur leaves the print that tells cards apart
-fitting no sharp template. The evidence between two candidates is where the query lies on the
-line from one to the other, measured on the pixels where they differ (+1: exactly the first).
+fitting no sharp template; the looks that fit best through that blur join the candidates. The
+evidence between two candidates is where the query lies on the line from one to the other,
+measured on the pixels where they differ (+1: exactly the first).
 
 Verification. An answer also needs ``MatchConfig.min_print`` of the best card's own print (its
 luma energy) in cells that are not hidden: a card that is not in the deck can fit an enrolled
-one on the plain parts alone once its own print has been set aside as "hidden".
+one on the plain parts alone once its own print has been set aside as "hidden". For a card
+with no close rival, a hidden cell whose print follows the card's template (coloured print that
+stands out more under another light) counts as seen.
 
 Cards that look alike. Cards of the same kind, value, blisters and year form one *look*; when
 several enrolled cards share a look (two identical gladiolas), any of them may be named as the
@@ -90,6 +93,7 @@ from calibration.features import (
     blur_kernels,
     blur_luma,
     describe,
+    luma_cell_correlations,
     luma_cell_errors,
     masked_mean,
     outlier_cells,
@@ -499,7 +503,15 @@ class MatchConfig:
     best card's distance);
     ``min_print``: smallest share of the best card's print that must lie in cells that are not
     hidden for an answer; ``pair_visible``: smallest share of the pixels where two looks differ
-    most that must be seen for their comparison to count.
+    most that must be seen for their comparison to count, unless at least ``pair_strong_seen``
+    of the card is seen and as many pixels as that comparison uses still differ by
+    ``pair_strong`` of the least of those differences (glare on the blisters of 04 and 06, whose
+    digits are in plain view); such a comparison only decides for the card whose own print is
+    the hidden part;
+    ``print_follows``: correlation in a hidden cell between the query and a card with no close
+    rival above which the cell's print counts as seen (print brighter than at enrollment);
+    ``unexplained``, ``unexplained_other``: a hidden cell that the close candidates all misfit by
+    more than the first, and a card of another look fits within the second, refuses an answer.
     """
 
     keep: float = 0.7
@@ -521,6 +533,11 @@ class MatchConfig:
     pair_accept_clean: float = 0.25
     min_print: float = 0.45
     pair_visible: float = 0.5
+    pair_strong: float = 0.5
+    pair_strong_seen: float = 0.9
+    print_follows: float = 0.8
+    unexplained: float = 3.0
+    unexplained_other: float = 0.3
 
 
 @dataclass(frozen=True)
@@ -668,7 +685,7 @@ class DeckMatcher:
         rivals.sort(key=lambda i: float(dist[i]))
         fit = max(0.0, 1.0 - d_best / self.reject)
         if not rivals or float(dist[rivals[0]]) >= cfg.always_check * d_best:
-            refused = self._refuse_print(q, best, views, sharp)
+            refused = self._refuse_print(q, best, views, sharp, follow=True)
             if refused:
                 return None, refused
             sep = 1.0 - d_best / float(dist[rivals[0]]) if rivals else 1.0
@@ -677,6 +694,12 @@ class DeckMatcher:
         # is then compared with the others where they differ.
         near = [best] + [r for k, r in enumerate(rivals)
                          if k < cfg.min_rivals or float(dist[r]) < cfg.candidates * d_best][:cfg.max_rivals]
+        if views.kernel is not None:
+            # Blur hides the print that tells cards apart from the sharp distances: the looks
+            # that fit best once blurred like the query are candidates as well.
+            fits = [(float(((blur_luma(views.shifted(r), views.kernel) - q.luma)[views.usable] ** 2).mean()), r)
+                    for r in rivals]
+            near += [r for _, r in sorted(fits)[:cfg.min_rivals] if r not in near]
         errors = {c: float(((views.blurred(c) - q.luma)[views.usable] ** 2).mean()) for c in near}
         near.sort(key=errors.__getitem__)
         best = near[0]
@@ -686,7 +709,11 @@ class DeckMatcher:
         close = [best] + [c for c in near[1:] if errors[c] < cfg.ratio * errors[best]]
         if len(close) == 1:
             close.append(near[1])  # always checked where the two differ
-        usable = _pixels(~self._hidden_cells(q, close, views, sharp))
+        hidden_cells = self._hidden_cells(q, close, views, sharp)
+        refused = self._refuse_unexplained(q, close, hidden_cells, views)
+        if refused:
+            return None, refused
+        usable = _pixels(~hidden_cells)
         n = len(close)
         evidence = np.ones((n, n))
         for i in range(n):
@@ -720,9 +747,36 @@ class DeckMatcher:
         seen = np.stack([views.blurred(c) for c in cards])
         return outlier_cells(luma_cell_errors(q.luma, seen), self.config.keep, self.outlier)
 
-    def _refuse_print(self, q: Descriptor, card: int, views: _Views, sharp: np.ndarray) -> str:
-        """Why ``card`` cannot be the answer for lack of its own print in view ('' if it can)."""
-        seen = self._print_seen(card, self._hidden_cells(q, [card], views, sharp))
+    def _refuse_unexplained(self, q: Descriptor, cards: Sequence[int], hidden: np.ndarray, views: _Views) -> str:
+        """Why none of ``cards`` can be the answer ('' if one can): a hidden cell that none of
+        them fits at all (``MatchConfig.unexplained``) fits a card of another look closely
+        (``MatchConfig.unexplained_other``), so it holds print of a card that is not among them,
+        e.g. a fifth blister when the card's own template was enrolled from a skewed crop."""
+        errors = luma_cell_errors(q.luma, np.stack([views.blurred(c) for c in cards])).min(axis=0)
+        strong = hidden & (errors > self.config.unexplained)
+        looks = {int(self._look[c]) for c in cards}
+        others = [i for i in range(len(self.deck.labels)) if int(self._look[i]) not in looks]
+        if not strong.any() or not others:
+            return ""
+        seen = np.stack([blur_luma(views.shifted(i), views.kernel) for i in others])
+        theirs = luma_cell_errors(q.luma, seen)[:, strong].min(axis=1)
+        k = int(theirs.argmin())
+        if float(theirs[k]) < self.config.unexplained_other:
+            return (f"unexplained: print that none of {', '.join(self.deck.labels[c].identity for c in cards)} has, "
+                    f"but {self.deck.labels[others[k]].identity} has")
+        return ""
+
+    def _refuse_print(self, q: Descriptor, card: int, views: _Views, sharp: np.ndarray, follow: bool = False) -> str:
+        """Why ``card`` cannot be the answer for lack of its own print in view ('' if it can).
+
+        ``follow`` (for a card with no close rival): a hidden cell whose print follows ``card``'s
+        template laid over the query (correlation ``MatchConfig.print_follows``) counts as seen,
+        as coloured print under coloured light stands out more or less than it did at enrollment.
+        """
+        hidden = self._hidden_cells(q, [card], views, sharp)
+        if follow and hidden.any():
+            hidden &= luma_cell_correlations(q.luma, views.blurred(card)) < self.config.print_follows
+        seen = self._print_seen(card, hidden)
         if seen < self.config.min_print:
             return f"print: {seen:.2f} of {self.deck.labels[card].identity}'s print seen < {self.config.min_print}"
         return ""
@@ -743,19 +797,32 @@ class DeckMatcher:
         Both are laid over the query and blurred like it. Only ``usable`` pixels (not in outlier
         cells) take part; 0 when none of them differ, or when less than
         ``MatchConfig.pair_visible`` of the pixels where the two differ most are usable (what
-        tells them apart is hidden, and the rest would decide on noise).
+        tells them apart is hidden, and the rest would decide on noise) and what is left in view
+        of the card differs too little (``MatchConfig.pair_strong``, ``pair_strong_seen``).
         """
-        k = max(8, int(ta.size * self.config.pair_pixels))
+        cfg = self.config
+        k = max(8, int(ta.size * cfg.pair_pixels))
         whole = np.abs(ta - tb)
-        top = whole >= np.partition(whole.ravel(), whole.size - k)[whole.size - k]
-        if float(usable[top].mean()) < self.config.pair_visible:
+        kth = float(np.partition(whole.ravel(), whole.size - k)[whole.size - k])
+        top = whole >= kth
+        relaxed = float(usable[top].mean()) < cfg.pair_visible
+        if relaxed and (float(usable.mean()) < cfg.pair_strong_seen
+                        or int((usable & (whole >= cfg.pair_strong * kth)).sum()) < k):
             return 0.0
         d = np.where(usable, ta - tb, 0.0)
         spread = float((d * d).sum())
         if spread < 1e-6:
             return 0.0
         # Where the query lies on the line from tb (-1) to ta (+1), measured where they differ.
-        return float(np.clip((d * (2 * q.luma - ta - tb)).sum() / spread, -1.0, 1.0))
+        e = float(np.clip((d * (2 * q.luma - ta - tb)).sum() / spread, -1.0, 1.0))
+        if relaxed:
+            # Decided although most of where they differ is hidden: only for the card whose own
+            # print lies hidden (glare on its blisters). The other would need that part blank,
+            # which cannot be seen (a blister its template lacks, or skewed, fits neither).
+            unseen = top & ~usable
+            if e * (float(np.abs(ta[unseen]).sum()) - float(np.abs(tb[unseen]).sum())) <= 0:
+                return 0.0
+        return e
 
     def _answer(self, i: int, flipped: bool, score: float, distance: float, blisters_sure: bool) -> Match:
         lab = self.deck.labels[i]

@@ -188,11 +188,9 @@ def choose_quad(photo: np.ndarray, detected: Sequence[np.ndarray] = ()) -> np.nd
         for q in sorted(plausible, key=_area, reverse=True):
             if float(np.abs(q - outline).max()) <= AGREE * size:
                 return q
-        inside = [q for q in plausible if _area(q) >= 0.6 * _area(outline)
-                  and all(cv2.pointPolygonTest(outline.astype(np.float32), (float(x), float(y)), True) >= -AGREE * size
-                          for x, y in q)]
-        if inside:  # the outline took in a shadow or a reflection next to the card
-            return max(inside, key=_area)
+        # a detection that does not agree is not taken even when it lies inside the outline: the
+        # segmenter's corners can sit well inside a card, and a skewed template then loses its
+        # card to a near twin (G5 read as G4/G8 since the network was fine-tuned)
         return outline
     if plausible:
         return max(plausible, key=_area)

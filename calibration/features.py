@@ -133,11 +133,14 @@ def _streak(length: float, angle_deg: float) -> np.ndarray:
     return _kernel(draw, length / 2)
 
 
-BLUR_DISKS = (1.0, 2.0)
-"""Radii (luma pixels) of the defocus blurs a camera may add."""
-BLUR_STREAKS = (3.0, 5.0, 7.0)
+BLUR_DISKS = (1.0, 1.5, 2.0, 2.5, 3.0)
+"""Radii (luma pixels) of the defocus blurs a camera may add (a small card far from the camera
+takes a wide one)."""
+BLUR_STREAKS = (3.0, 5.0, 7.0, 9.0)
 """Lengths (luma pixels) of the motion streaks a camera may add, each in BLUR_ANGLES directions."""
-BLUR_ANGLES = (0.0, 45.0, 90.0, 135.0)
+BLUR_ANGLES = (0.0, 22.5, 45.0, 67.5, 90.0, 112.5, 135.0, 157.5)
+"""Directions (degrees) of the streaks: a long streak 22 degrees off its model fits no better than
+no blur at all near fine print."""
 
 
 def blur_kernels() -> tuple[np.ndarray, ...]:
@@ -248,6 +251,20 @@ def luma_cell_errors(query: np.ndarray, templates: np.ndarray) -> np.ndarray:
     """Mean squared luma differences per grid cell between a query (H, W) and templates (N, H, W)."""
     diff = templates.astype(np.float32) - query[None].astype(np.float32)
     return (_cells(diff, LUMA_H, LUMA_W) ** 2).mean(axis=2)
+
+
+def luma_cell_correlations(query: np.ndarray, template: np.ndarray) -> np.ndarray:
+    """Correlation per grid cell (cells,) between a query's luma (H, W) and one template's.
+
+    Unlike the squared differences, it does not depend on how strongly the print stands out (a
+    light's colour changes the lightness of coloured print against the paper); 0 in flat cells.
+    """
+    a = _cells(query[None].astype(np.float32), LUMA_H, LUMA_W)[0]  # (cells, pixels per cell)
+    b = _cells(template[None].astype(np.float32), LUMA_H, LUMA_W)[0]
+    a = a - a.mean(axis=1, keepdims=True)
+    b = b - b.mean(axis=1, keepdims=True)
+    norm = np.sqrt((a * a).sum(axis=1) * (b * b).sum(axis=1))
+    return np.where(norm > 1e-6, (a * b).sum(axis=1) / np.maximum(norm, 1e-6), 0.0)
 
 
 def outlier_cells(cells: np.ndarray, keep: float, floor: float) -> np.ndarray:
