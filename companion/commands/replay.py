@@ -18,6 +18,8 @@ from companion.games import canonical_name, get_game
 from companion.setup_profile import PROFILE_HELP
 
 REPLAYABLE = ("gladiola", "valais")
+PAUSE_HOLD = 1.5
+"""Seconds a pause given with ``--pause-at`` waits at most for a card still coming to rest."""
 
 
 def _first_valais_card(module: Any, layout: Any) -> Any:
@@ -53,7 +55,8 @@ def replay(source_spec: str, game: str, names: tuple[str, ...], first_player: in
     """Run a recorded game through vision and tracking; return the simulate-shaped log.
 
     ``pause_at``: Via Gladiola frame indices at which the Pause button is pressed (a pause
-    happens in a player's hand, so at a real table a player presses it; this replays that)."""
+    happens in a player's hand, so at a real table a player presses it; this replays that, once
+    the card played before has been judged)."""
     from companion.setup_profile import load_setup
     from companion.sources import SourceKind, SourceState, classify, open_source
     from companion.vision_moves import VisionMoves
@@ -69,6 +72,7 @@ def replay(source_spec: str, game: str, names: tuple[str, ...], first_player: in
     if pause_at and game != "gladiola":
         raise CompanionError(f"--pause-at: pauses are a Via Gladiola move, this game is {module.TITLE}")
     pauses = sorted(pause_at)
+    due: float | None = None  # when the first pause waiting to be pressed fell due
     kind, _ = classify(source_spec)
     if kind not in (SourceKind.FILE, SourceKind.FOLDER):
         raise CompanionError(f"replay: expected a video file or a folder of images, got a {kind.value}")
@@ -89,14 +93,13 @@ def replay(source_spec: str, game: str, names: tuple[str, ...], first_player: in
             frame = source.read()
             if frame is None:
                 if source.status.state is SourceState.ENDED:
+                    while pauses and pauses[0] < frames and observer is not None:  # pressed before the end
+                        judge(observer, module.Pause(), pauses.pop(0), events)
                     break
                 continue
             frames += 1
             if bar is not None:
                 bar.update(1)
-            while pauses and pauses[0] <= frame.index and observer is not None:
-                pauses.pop(0)
-                judge(observer, module.Pause(), frame.index, events)
             found = vision.moves(frame)
             if observer is None and vision.tracker.started:
                 observer = module.Observer.start(len(names), first_player,
@@ -105,6 +108,16 @@ def replay(source_spec: str, game: str, names: tuple[str, ...], first_player: in
                 if observer is None:
                     continue
                 judge(observer, item.action, item.frame_index, events)
+            # a player presses Pause once the card played before has been judged: a pause is
+            # held while a card is still coming to rest (at most PAUSE_HOLD seconds)
+            if pauses and pauses[0] <= frame.index and observer is not None:
+                due = frame.timestamp if due is None else due
+                settling = bool(vision.tracker.cards.restless(vision.tracker.config.settle_seconds))
+                if not settling or frame.timestamp - due >= PAUSE_HOLD:
+                    while pauses and pauses[0] <= frame.index:
+                        pauses.pop(0)
+                        judge(observer, module.Pause(), frame.index, events)
+                    due = None
     finally:
         source.close()
         if bar is not None:
