@@ -371,10 +371,11 @@ class ValaisMoves:
         self.right_to_left = right_to_left
         self._zones = Zones()
         self._timeline: list[valais.SeenCard] = []  # the accepted row (the engine's when it is known)
-        self._wrong: list[valais.CardDate] = []  # dates judged wrong whose cards may still lie in the row
-        self._unseen: dict[valais.CardDate, int] = {}  # how many calm looks in a row missed each of them
+        self._wrong: list[_Wrong] = []  # cards judged wrong that may still lie in the row
+        self._unseen: dict[_Wrong, int] = {}  # how many calm looks in a row missed each of them
+        self._discarded: set[int] = set()  # cards judged wrong (taken away, onto the discards)
         self._where: dict[int, Quad] = {}  # where each accepted card was last seen, by card id
-        self._judged: valais.SeenCard | None = None  # the last card placed, until the engine's view shows its fate
+        self._judged: _Wrong | None = None  # the last card accepted, until the engine's view confirms it
         self._evidence: dict[int, tuple[CardObservation, ...]] = {}  # by track: why it reads as it does
         self._taken: tuple[CardObservation, ...] = ()  # how the card last taken off the table looked
         self._told: set[str] = set()
@@ -390,12 +391,13 @@ class ValaisMoves:
         self._timeline = list(view.timeline)
         if self._judged is not None:
             if all(seen.card_id != self._judged.card_id for seen in self._timeline):
-                self._wrong.append(self._judged.date)
+                self._wrong.append(self._judged)
             self._judged = None
 
     def _seen(self, date: valais.CardDate) -> tuple[valais.SeenCard, tuple[str, ...]]:
         used = {seen.card_id for seen in self._timeline}
         same = [c for c in self.catalogue.cards if c.date == date and c.card_id not in used]
+        same.sort(key=lambda c: c.card_id in self._discarded)  # a card judged wrong went to the discards
         if same:
             notes = () if len(same) == 1 else (f"{len(same)} catalogue cards show {date}: took card {same[0].card_id}",)
             return same[0].seen(), notes
@@ -455,6 +457,7 @@ class ValaisMoves:
         if lying:
             self._zones = Zones((row_zone(lying),))
         unseen = list(self._wrong)  # judged wrong, not (yet) seen lying in the row
+        ids = [seen.card_id for seen in self._timeline]
         notes: list[str] = []
         placed: tuple[int, int] | None = None  # (row index, timeline position)
         gone: list[int] = []
@@ -463,8 +466,8 @@ class ValaisMoves:
             for i in range(i0 + 1, i1):
                 if dates[i] is None:
                     unread += 1
-                elif dates[i] in unseen:
-                    unseen.remove(dates[i])  # a card judged wrong, still lying there
+                elif (lying := next((w for w in unseen if w.lies(dates[i], j0, j1, ids)), None)) is not None:  # type: ignore[arg-type]
+                    unseen.remove(lying)  # a card judged wrong, still lying where it was put
                 else:
                     extras.append(i)
             missing = list(accepted[j0 + 1:j1])
@@ -485,12 +488,12 @@ class ValaisMoves:
                 placed = (fresh[0], j0 + 1 + min(before, j1 - j0 - 1))
             elif missing and not extras and not unread:
                 gone.extend(range(j0 + 1, j1))
-        for date in set(self._wrong):
-            looks = self._unseen.get(date, 0) + 1 if date in unseen else 0
-            self._unseen[date] = looks
+        for wrong in set(self._wrong):
+            looks = self._unseen.get(wrong, 0) + 1 if wrong in unseen else 0
+            self._unseen[wrong] = looks
             if looks >= WRONG_GONE_LOOKS:  # not seen for a while: taken away, as the verdict said
-                self._wrong = [d for d in self._wrong if d != date]
-                del self._unseen[date]
+                self._wrong = [w for w in self._wrong if w != wrong]
+                del self._unseen[wrong]
         if placed is not None:
             index, position = placed
             return Outcome((self._place(row[index], dates[index], position),), tuple(n for n in notes if n))  # type: ignore[arg-type]
@@ -510,12 +513,15 @@ class ValaisMoves:
         left = self._timeline[position - 1].date if position > 0 else None
         right = self._timeline[position].date if position < len(self._timeline) else None
         fits = (left is None or date.compare(left) >= 0) and (right is None or date.compare(right) <= 0)
+        put = _Wrong(seen.card_id, date, self._timeline[position - 1].card_id if position > 0 else None,
+                      self._timeline[position].card_id if position < len(self._timeline) else None)
         if fits:
             self._timeline.insert(position, seen)
             self._where[seen.card_id] = card.quad
         else:
-            self._wrong.append(date)
-        self._judged = seen if fits else None
+            self._wrong.append(put)
+            self._discarded.add(seen.card_id)
+        self._judged = put if fits else None
         self._told.clear()
         return Conclusion(valais.PlaceSeen(seen, position), self._evidence.get(card.track_id, ()))
 
@@ -525,6 +531,25 @@ class ValaisMoves:
             return ""
         self._told.add(note)
         return note
+
+
+@dataclass(frozen=True)
+class _Wrong:
+    """A card put into the row (judged wrong, or judged right and not yet confirmed): its date
+    and the accepted cards it was put between (None: a row end)."""
+
+    card_id: int
+    date: valais.CardDate
+    left: int | None
+    right: int | None
+
+    def lies(self, date: valais.CardDate, j0: int, j1: int, ids: Sequence[int]) -> bool:
+        """Whether a card reading ``date`` seen between accepted cards ``j0`` and ``j1`` (timeline
+        indices into ``ids``; -1 and len for the ends) may be this one, still where it was put:
+        the same date, and between the same neighbours (cards accepted since may lie closer)."""
+        low = ids.index(self.left) if self.left in ids else -1
+        high = ids.index(self.right) if self.right in ids else len(ids)
+        return date == self.date and j0 >= low and j1 <= high
 
 
 def _resembles(read: valais.CardDate, accepted: valais.CardDate) -> bool:

@@ -365,6 +365,31 @@ def test_valais_a_row_spaced_out_anew_after_each_card_is_judged_by_its_dates():
     assert any("reads 1926 where the row holds 1920" in n.message for n in tracker.notices())
 
 
+def test_valais_a_card_with_the_date_of_one_just_taken_away_is_judged_where_it_is_put():
+    # A 1862 is put at the end (wrong) and taken away; at once the next player puts another
+    # 1862 card between 1816 and 1920 (right). The wrong card is not still lying there: it lay
+    # elsewhere in the row, so the new one is judged.
+    catalogue = valais.load_catalogue()
+    row = centred_row(["1816", "1920", "1990"])
+    film = Film(seed=15)
+    film.still(row, 20)
+    wrong = centred_row(["1816", "1920", "1990", "1862"])
+    film.lay(wrong[:3], wrong[3])
+    film.still(wrong, 20)
+    film.lay(row, wrong[3].at(wrong[3].x, HEIGHT + 200), source=(wrong[3].x, wrong[3].y))
+    film.still(row, 3)
+    right = centred_row(["1816", "1862", "1920", "1990"])
+    film.lay(right[:1] + right[2:], right[1])
+    film.still(right, 25)
+    observer = valais.Observer.start(2, 0, first_card=5, catalogue=catalogue)
+    observer.apply(valais.PlaceSeen(catalogue.card(109).seen(), 1))
+    observer.apply(valais.PlaceSeen(catalogue.card(166).seen(), 2))
+    moves, verdicts = play(Tracker("valais", data=catalogue), film, observer)
+    assert [(m.action.card.date.year, m.action.position) for _, m in moves] == [(1862, 3), (1862, 1)]
+    assert "wrong" in verdicts[0].messages[0] and "correct" in verdicts[1].messages[0]
+    assert len({m.action.card.card_id for _, m in moves}) == 2
+
+
 def test_valais_a_row_going_on_in_a_second_line_places_a_card_before_the_line_start():
     # The table ended: 2008 started a second line under the row's start. 2003 is put to its
     # left, i.e. after 1990 (the end of the first line) and before 2008.
