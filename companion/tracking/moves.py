@@ -466,8 +466,8 @@ class ValaisMoves:
             for i in range(i0 + 1, i1):
                 if dates[i] is None:
                     unread += 1
-                elif (lying := next((w for w in unseen if w.lies(dates[i], j0, j1, ids)), None)) is not None:  # type: ignore[arg-type]
-                    unseen.remove(lying)  # a card judged wrong, still lying where it was put
+                elif (put := next((w for w in unseen if w.lies(dates[i], j0, j1, ids)), None)) is not None:  # type: ignore[arg-type]
+                    unseen.remove(put)  # a card judged wrong, still lying where it was put
                 else:
                     extras.append(i)
             missing = list(accepted[j0 + 1:j1])
@@ -475,14 +475,14 @@ class ValaisMoves:
             for i in extras:
                 like = next((d for d in missing if _resembles(dates[i], d)), None)  # type: ignore[arg-type]
                 if like is None and self._used_up(dates[i]):  # type: ignore[arg-type]
-                    notes.append(self._tell(f"a card reads {dates[i]}, but every card of the deck with that date "
-                                            "already lies in the timeline"))
+                    self._tell(notes, f"a card reads {dates[i]}, but every card of the deck with that date already "
+                               "lies in the timeline")
                     continue
                 if like is None:
                     fresh.append(i)
                     continue
                 missing.remove(like)
-                notes.append(self._tell(f"a timeline card reads {dates[i]} where the row holds {like}"))
+                self._tell(notes, f"a timeline card reads {dates[i]} where the row holds {like}")
             if fresh and placed is None:
                 before = sum(1 for i in range(i0 + 1, fresh[0]) if dates[i] is None)
                 placed = (fresh[0], j0 + 1 + min(before, j1 - j0 - 1))
@@ -496,17 +496,17 @@ class ValaisMoves:
                 del self._unseen[wrong]
         if placed is not None:
             index, position = placed
-            return Outcome((self._place(row[index], dates[index], position),), tuple(n for n in notes if n))  # type: ignore[arg-type]
+            return Outcome((self._place(row[index], dates[index], position),), tuple(notes))  # type: ignore[arg-type]
         if gone and self._taken and (view is None or view.step is valais.Step.REMOVE_1915):
-            removed = gone[0]
-            del self._timeline[removed]
+            removal = Conclusion(valais.RemoveFromTimeline(gone[0]), self._taken)
+            del self._timeline[gone[0]]
             self._told.clear()
             self._taken = ()
-            return Outcome((Conclusion(valais.RemoveFromTimeline(removed), self._taken),), tuple(n for n in notes if n))
+            return Outcome((removal,), tuple(notes))
         for j in gone:
-            notes.append(self._tell(f"the timeline card {accepted[j]} is no longer seen: only a 1915 joker takes a "
-                                    "card out of the timeline"))
-        return Outcome(notes=tuple(n for n in notes if n))
+            self._tell(notes, f"the timeline card {accepted[j]} is no longer seen: only a 1915 joker takes a card "
+                       "out of the timeline")
+        return Outcome(notes=tuple(notes))
 
     def _place(self, card: SettledCard, date: valais.CardDate, position: int) -> Conclusion:
         seen, _ = self._seen(date)
@@ -525,12 +525,11 @@ class ValaisMoves:
         self._told.clear()
         return Conclusion(valais.PlaceSeen(seen, position), self._evidence.get(card.track_id, ()))
 
-    def _tell(self, note: str) -> str:
-        """``note`` the first time it is seen since the last move, else the empty string."""
-        if note in self._told:
-            return ""
-        self._told.add(note)
-        return note
+    def _tell(self, notes: list[str], note: str) -> None:
+        """Add ``note`` to ``notes`` the first time it comes up since the last move."""
+        if note not in self._told:
+            self._told.add(note)
+            notes.append(note)
 
 
 @dataclass(frozen=True)

@@ -535,8 +535,9 @@ def test_valais_without_the_engine_a_timeline_card_taken_away_is_a_removal():
     film.lay([late], first.at(640, HEIGHT + 200), source=(first.x, first.y))
     film.still([late], 40)
     tracker = Tracker("valais")
-    actions = [m.action for i, r in enumerate(film.results()) for m in tracker.update(i, i / FPS, r)]
-    assert actions[-1] == valais.RemoveFromTimeline(0)
+    moves = [m for i, r in enumerate(film.results()) for m in tracker.update(i, i / FPS, r)]
+    assert moves[-1].action == valais.RemoveFromTimeline(0)
+    assert moves[-1].evidence and all(o.date is not None and o.date.year == 1920 for o in moves[-1].evidence)
 
 
 def test_valais_an_uneven_push_still_finds_the_card_put_in():
