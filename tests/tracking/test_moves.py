@@ -390,6 +390,22 @@ def test_valais_a_card_with_the_date_of_one_just_taken_away_is_judged_where_it_i
     assert len({m.action.card.card_id for _, m in moves}) == 2
 
 
+def test_valais_a_wrong_card_whose_neighbour_goes_unread_is_not_judged_again():
+    catalogue = valais.load_catalogue()
+    film = Film(seed=16)
+    film.still(centred_row(["1816", "1920", "1990"]), 20)
+    wrong = centred_row(["1816", "1920", "1990", "1862"])
+    film.lay(wrong[:3], wrong[3])
+    film.still(wrong, 20)
+    film.still(wrong[:2] + [timeline(wrong[2].x, None), wrong[3]], 20)  # glare on the 1990
+    film.still(wrong, 20)
+    observer = valais.Observer.start(2, 0, first_card=5, catalogue=catalogue)
+    observer.apply(valais.PlaceSeen(catalogue.card(109).seen(), 1))
+    observer.apply(valais.PlaceSeen(catalogue.card(166).seen(), 2))
+    moves, verdicts = play(Tracker("valais", data=catalogue), film, observer)
+    assert [(m.action.card.date.year, m.action.position) for _, m in moves] == [(1862, 3)]
+
+
 def test_valais_a_row_going_on_in_a_second_line_places_a_card_before_the_line_start():
     # The table ended: 2008 started a second line under the row's start. 2003 is put to its
     # left, i.e. after 1990 (the end of the first line) and before 2008.
