@@ -332,6 +332,14 @@ def centred_row(dates: list[str]) -> list[Card]:
     return [timeline(640 + 125 * (k - (len(dates) - 1) / 2), d) for k, d in enumerate(dates)]
 
 
+def observer_of_row(catalogue: valais.Catalogue) -> valais.Observer:
+    """A Valais*Wallis observer whose timeline holds 1816, 1920 and 1990."""
+    observer = valais.Observer.start(2, 0, first_card=5, catalogue=catalogue)
+    for position, card_id in ((1, 109), (2, 166)):
+        assert observer.apply(valais.PlaceSeen(catalogue.card(card_id).seen(), position)).legal
+    return observer
+
+
 def test_valais_a_row_spaced_out_anew_after_each_card_is_judged_by_its_dates():
     # Every card put in (or taken away) makes the players space the whole row out again: each
     # card moves by half a card, so the tracker sees most row places change their dates at once.
@@ -353,9 +361,7 @@ def test_valais_a_row_spaced_out_anew_after_each_card_is_judged_by_its_dates():
     right = centred_row(["1816", "1898", "1920", "1990"])
     film.lay(right[:1] + right[2:], right[1])
     film.still(right, 25)
-    observer = valais.Observer.start(2, 0, first_card=5, catalogue=catalogue)
-    observer.apply(valais.PlaceSeen(catalogue.card(109).seen(), 1))
-    observer.apply(valais.PlaceSeen(catalogue.card(166).seen(), 2))
+    observer = observer_of_row(catalogue)
     tracker = Tracker("valais", data=catalogue)
     moves, verdicts = play(tracker, film, observer)
     placed = [(m.action.card.date.year, m.action.position) for _, m in moves]
@@ -381,9 +387,7 @@ def test_valais_a_card_with_the_date_of_one_just_taken_away_is_judged_where_it_i
     right = centred_row(["1816", "1862", "1920", "1990"])
     film.lay(right[:1] + right[2:], right[1])
     film.still(right, 25)
-    observer = valais.Observer.start(2, 0, first_card=5, catalogue=catalogue)
-    observer.apply(valais.PlaceSeen(catalogue.card(109).seen(), 1))
-    observer.apply(valais.PlaceSeen(catalogue.card(166).seen(), 2))
+    observer = observer_of_row(catalogue)
     moves, verdicts = play(Tracker("valais", data=catalogue), film, observer)
     assert [(m.action.card.date.year, m.action.position) for _, m in moves] == [(1862, 3), (1862, 1)]
     assert "wrong" in verdicts[0].messages[0] and "correct" in verdicts[1].messages[0]
@@ -399,9 +403,7 @@ def test_valais_a_wrong_card_whose_neighbour_goes_unread_is_not_judged_again():
     film.still(wrong, 20)
     film.still(wrong[:2] + [timeline(wrong[2].x, None), wrong[3]], 20)  # glare on the 1990
     film.still(wrong, 20)
-    observer = valais.Observer.start(2, 0, first_card=5, catalogue=catalogue)
-    observer.apply(valais.PlaceSeen(catalogue.card(109).seen(), 1))
-    observer.apply(valais.PlaceSeen(catalogue.card(166).seen(), 2))
+    observer = observer_of_row(catalogue)
     moves, verdicts = play(Tracker("valais", data=catalogue), film, observer)
     assert [(m.action.card.date.year, m.action.position) for _, m in moves] == [(1862, 3)]
 
