@@ -68,6 +68,9 @@ from vision.types import CardDate as VisionDate
 from vision.types import CardKind, CardObservation, FrameResult, Quad
 
 
+OVER_NOTICE = ("a card was put down after the game ended by the companion's count: if play goes on, a move "
+               "was missed; correct the log on the dashboard")
+"""Told once when a new card settles after the engine says the game is over."""
 WRONG_GONE_LOOKS = 8
 """A Valais*Wallis card judged wrong counts as taken away once this many calm looks in a row
 missed it (a card the detector loses for a frame or two is still there)."""
@@ -133,12 +136,17 @@ class GameMoves(Protocol):
         where the others lie, both as seen just now."""
         ...
 
+    cards_after_end: bool
+    """Whether players lay cards down once the game is over (Via Gladiola: hands shown)."""
+
     @property
     def zones(self) -> Zones: ...
 
 
 class _EventMoves:
     """For interpreters that conclude every move from single events: nothing to do when calm."""
+
+    cards_after_end = False
 
     def calm(self, cards: Sequence[SettledCard], restless: Sequence[Quad], width: int, height: int,
              view: Any) -> Outcome:
@@ -151,6 +159,8 @@ class _EventMoves:
 
 class GladiolaMoves(_EventMoves):
     """Via Gladiola: walks on the pile, gladiolas beside it, day changes by the START card."""
+
+    cards_after_end = True  # the hands are shown on the table for scoring
 
     def __init__(self, deck: gladiola.Deck | None = None) -> None:
         self.deck = deck or gladiola.load_deck()
@@ -365,6 +375,8 @@ class ValaisMoves:
     The row is read from the end leftmost on screen unless the accepted cards' dates say
     otherwise, or ``right_to_left`` is set.
     """
+
+    cards_after_end = False
 
     def __init__(self, catalogue: valais.Catalogue | None = None, right_to_left: bool = False) -> None:
         self.catalogue = catalogue or valais.load_catalogue()
@@ -704,6 +716,7 @@ class Tracker:
         self.moves: GameMoves = _interpreter(self.game, data)
         self._started = False
         self._notices: list[Notice] = []
+        self._told_over = False
         self._start_layout: tuple[SettledCard, ...] = ()
 
     @property
@@ -749,7 +762,14 @@ class Tracker:
             return []
         out: list[TrackedMove] = []
         if view is not None and view.over:
-            return out  # once the game is over, cards moved about are not moves
+            # once the game is over, cards moved about are not moves; but a new card put down
+            # while play goes on may mean the engine ended the game on a count a missed move
+            # made wrong: the players are told once
+            laid = any(isinstance(e, CardSettled) and e.previous is None and e.card.reading.known for e in events)
+            if laid and not self.moves.cards_after_end and not self._told_over:
+                self._told_over = True
+                self._notices.append(Notice(frame_index, timestamp, OVER_NOTICE))
+            return out
         for event in events:
             outcome = self.moves.interpret(event, result.width, result.height, view)
             for note in outcome.notes:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 
@@ -406,6 +407,25 @@ def test_valais_a_wrong_card_whose_neighbour_goes_unread_is_not_judged_again():
     observer = observer_of_row(catalogue)
     moves, verdicts = play(Tracker("valais", data=catalogue), film, observer)
     assert [(m.action.card.date.year, m.action.position) for _, m in moves] == [(1862, 3)]
+
+
+def test_valais_a_card_put_in_after_the_game_ended_by_the_count_is_told_once():
+    catalogue = valais.load_catalogue()
+    film = Film(seed=17)
+    film.still(centred_row(["1816", "1920", "1990"]), 20)
+    one_more = centred_row(["1816", "1862", "1920", "1990"])
+    film.lay(one_more[:1] + one_more[2:], one_more[1])
+    film.still(one_more, 20)
+    two_more = centred_row(["1816", "1862", "1920", "1990", "2008"])
+    film.lay(two_more[:-1], two_more[-1])
+    film.still(two_more, 20)
+    view = observer_of_row(catalogue).public_view()
+    over = replace(view, over=True, current_player=None)
+    tracker = Tracker("valais", data=catalogue)
+    moves = [m for i, r in enumerate(film.results()) for m in tracker.update(i, i / FPS, r, view=over)]
+    assert moves == []
+    told = [n for n in tracker.notices() if "after the game ended" in n.message]
+    assert len(told) == 1
 
 
 def test_valais_a_row_going_on_in_a_second_line_places_a_card_before_the_line_start():
