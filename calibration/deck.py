@@ -574,10 +574,17 @@ class _Views:
         self._m, self._q, self._shifts, self.usable, self.kernel = matcher, q, shifts, usable, kernel
         self._sharp: dict[int, np.ndarray] = {}
         self._blurred: dict[int, np.ndarray] = {}
+        self._blurred_shifted: dict[int, np.ndarray] = {}
 
     def shifted(self, card: int) -> np.ndarray:
         """``card``'s template at the shift that fits the query best."""
         return self._m._bank.luma_images[card, self._shifts[card]]
+
+    def blurred_shifted(self, card: int) -> np.ndarray:
+        """``card``'s template at its best shift (no finer alignment), blurred like the query."""
+        if card not in self._blurred_shifted:
+            self._blurred_shifted[card] = blur_luma(self.shifted(card), self.kernel)
+        return self._blurred_shifted[card]
 
     def view(self, card: int) -> np.ndarray:
         """``card``'s (sharp) template laid over the query as closely as an affine map allows."""
@@ -697,7 +704,7 @@ class DeckMatcher:
         if views.kernel is not None:
             # Blur hides the print that tells cards apart from the sharp distances: the looks
             # that fit best once blurred like the query are candidates as well.
-            fits = [(float(((blur_luma(views.shifted(r), views.kernel) - q.luma)[views.usable] ** 2).mean()), r)
+            fits = [(float(((views.blurred_shifted(r) - q.luma)[views.usable] ** 2).mean()), r)
                     for r in rivals]
             near += [r for _, r in sorted(fits)[:cfg.min_rivals] if r not in near]
         errors = {c: float(((views.blurred(c) - q.luma)[views.usable] ** 2).mean()) for c in near}
@@ -758,7 +765,7 @@ class DeckMatcher:
         others = [i for i in range(len(self.deck.labels)) if int(self._look[i]) not in looks]
         if not strong.any() or not others:
             return ""
-        seen = np.stack([blur_luma(views.shifted(i), views.kernel) for i in others])
+        seen = np.stack([views.blurred_shifted(i) for i in others])
         theirs = luma_cell_errors(q.luma, seen)[:, strong].min(axis=1)
         k = int(theirs.argmin())
         if float(theirs[k]) < self.config.unexplained_other:
