@@ -71,7 +71,7 @@ import re
 import tempfile
 import zipfile
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -97,10 +97,12 @@ from calibration.features import (
     luma_cell_errors,
     masked_mean,
     outlier_cells,
+    quarter_turn,
     rotate_180,
     warp_luma,
 )
 
+_DEBUG: list = []
 DECK_FORMAT = "table-companion-deck"
 DECK_VERSION = 1
 DESCRIPTOR_PARAMS: dict[str, Any] = {"luma": [LUMA_W, LUMA_H], "chroma": [CHROMA_W, CHROMA_H],
@@ -511,7 +513,9 @@ class MatchConfig:
     ``print_follows``: correlation in a hidden cell between the query and a card with no close
     rival above which the cell's print counts as seen (print brighter than at enrollment);
     ``unexplained``, ``unexplained_other``: a hidden cell that the close candidates all misfit by
-    more than the first, and a card of another look fits within the second, refuses an answer.
+    more than the first, and a card of another look fits within the second, refuses an answer;
+    ``turn_ratio``: a crop without an answer is matched a quarter turn round when its best card
+    fits that way within this share of the best distance as given.
     """
 
     keep: float = 0.7
@@ -538,6 +542,7 @@ class MatchConfig:
     print_follows: float = 0.8
     unexplained: float = 3.0
     unexplained_other: float = 0.3
+    turn_ratio: float = 0.7
 
 
 @dataclass(frozen=True)
@@ -548,6 +553,9 @@ class Match:
     only in blisters it is. ``flipped``: the crop shows the card upside down (its true top is the
     crop's bottom edge). ``score`` in [0, 1] (higher is surer); ``distance`` is the raw distance of
     the best template (0 = identical).
+    ``turned``: the crop showed the card a quarter turn round (cut from a quad whose long side was
+    misjudged); the card is seen as described by ``flipped`` once the crop is turned a quarter
+    turn clockwise.
     """
 
     identity: str
@@ -558,6 +566,7 @@ class Match:
     score: float
     flipped: bool
     distance: float
+    turned: bool = False
 
 
 def _pixels(cells: np.ndarray) -> np.ndarray:
@@ -658,11 +667,38 @@ class DeckMatcher:
         return self.explain(crop)[0]
 
     def explain(self, crop: np.ndarray) -> tuple[Match | None, str]:
-        """Like :meth:`match`, with a short reason for the outcome (which test refused an answer)."""
-        cfg = self.config
+        """Like :meth:`match`, with a short reason for the outcome (which test refused an answer).
+
+        A crop cut from a quad whose long side was misjudged (strong perspective) shows the card
+        a quarter turn round and squeezed. When no answer comes and the crop turned back
+        (:func:`calibration.features.quarter_turn`) fits the deck clearly better
+        (``MatchConfig.turn_ratio``), that crop is matched instead; the answer says ``turned``.
+        """
         q0 = describe(crop)
+        found = self._found(q0)
+        m, why = self._explain(q0, found)
+        if m is not None:
+            return m, why
+        qt = describe(quarter_turn(crop))
+        turned = self._found(qt)
+        d_here = min(float(d.min()) for d, _, _ in found)
+        d_turned = min(float(d.min()) for d, _, _ in turned)
+        if d_turned >= self.config.turn_ratio * d_here:
+            return m, why
+        mt, why_t = self._explain(qt, turned)
+        if mt is None:
+            return m, why
+        return replace(mt, turned=True), f"quarter turn ({d_turned:.3f} < {d_here:.3f}), {why_t}"
+
+    def _found(self, q0: Descriptor) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """:meth:`_dist` of a query as given and turned by 180 degrees."""
+        return [self._dist(q) for q in (q0, rotate_180(q0))]
+
+    def _explain(self, q0: Descriptor, found: list[tuple[np.ndarray, np.ndarray, np.ndarray]]
+                 ) -> tuple[Match | None, str]:
+        """:meth:`explain` of one descriptor, given :meth:`_found` of it."""
+        cfg = self.config
         queries = (q0, rotate_180(q0))
-        found = [self._dist(q) for q in queries]
         dist2 = np.stack([d for d, _, _ in found])
         orient = dist2.argmin(axis=0)
         dist = dist2.min(axis=0)
@@ -710,6 +746,8 @@ class DeckMatcher:
         errors = {c: float(((views.blurred(c) - q.luma)[views.usable] ** 2).mean()) for c in near}
         near.sort(key=errors.__getitem__)
         best = near[0]
+        if _DEBUG:
+            _DEBUG.append(("near", [(self.deck.labels[c].identity, round(errors[c], 3)) for c in near], views.kernel is not None and views.kernel.shape, float(sharp.mean())))
         refused = self._refuse_print(q, best, views, sharp)
         if refused:
             return None, refused

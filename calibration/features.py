@@ -191,6 +191,18 @@ def warp_luma(luma: np.ndarray, warp: np.ndarray) -> np.ndarray:
                                borderMode=cv2.BORDER_REPLICATE)
 
 
+def quarter_turn(crop: np.ndarray) -> np.ndarray:
+    """``crop`` turned a quarter turn clockwise and stretched back to its own width and height.
+
+    A crop cut from a quad whose long side was taken for the short one shows the card lying on
+    its side and squeezed; turned and stretched like this, it shows the card upright or upside
+    down, as a descriptor expects.
+    """
+    img = check_crop(crop)
+    h, w = img.shape[:2]
+    return cv2.resize(cv2.rotate(img, cv2.ROTATE_90_CLOCKWISE), (w, h), interpolation=cv2.INTER_AREA)
+
+
 def rotate_180(d: Descriptor) -> Descriptor:
     """The descriptor of the same crop turned by 180 degrees (exact, no re-sampling)."""
     return Descriptor(np.ascontiguousarray(d.luma[::-1, ::-1]), np.ascontiguousarray(d.chroma[::-1, ::-1]))

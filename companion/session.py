@@ -205,10 +205,18 @@ _HAND_TEXTS = {"keep": "keep one of the drawn cards", "give": "give a drawn card
 
 def _pad_options(game: str, module: ModuleType, observer: Any) -> tuple[PadOption, ...]:
     """Via Appia's score pad: every legal action now, or every quarry outcome after a push.
-    Valais*Wallis: the joker step a player takes in the hand, out of the camera's sight."""
+    Valais*Wallis: what happens out of the camera's sight: the joker step a player takes in the
+    hand, and the corrections for a move the camera missed."""
     if game == "valais":
-        return tuple(PadOption(_HAND_TEXTS[a.to_json()["type"]].format(to=getattr(a, "to_player", 0) + 1), a)
+        hand = tuple(PadOption(_HAND_TEXTS[a.to_json()["type"]].format(to=getattr(a, "to_player", 0) + 1), a)
                      for a in observer.hand_actions())
+        player = observer.current_player
+        fixes = tuple(
+            PadOption(f"player {player + 1} put a wrong card in and took it away unseen: the turn passes"
+                      if isinstance(a, module.MissedWrong)
+                      else f"the game goes on: player {a.player + 1} drew a card unseen", a)
+            for a in observer.corrections())
+        return hand + fixes
     if game != "appia" or observer.is_over():
         return ()
     table = observer.table
@@ -226,6 +234,8 @@ def _describe(game: str, module: ModuleType, observer: Any, action: Any) -> str:
         return module.describe(action)
     if game == "valais" and isinstance(action, module.PlaceSeen):
         return f"place {action.card.date} (card {action.card.card_id}) at position {action.position}"
+    if game == "valais" and isinstance(action, (module.MissedWrong, module.MissedDraw)):
+        return module.describe_correction(action)
     describe = getattr(observer, "describe", None)
     if describe is not None:
         try:

@@ -145,7 +145,8 @@ def test_appia_score_pad_options_are_entered_by_the_engine(store):
 def test_valais_joker_steps_in_the_hand_are_offered_on_the_pad(store):
     valais = get_game("valais")
     session = Session.new(store, "valais", NAMES[:2], valais.Observer.start(2, 0, first_card=109))  # 1920
-    assert session.view().pad == ()  # placing is seen by the camera, not entered
+    # placing is seen by the camera, not entered: only the correction for a missed wrong card
+    assert [o.action for o in session.view().pad] == [valais.MissedWrong()]
     joker = valais.load_catalogue().card(63).seen()  # 1865, a joker: two cards drawn, one kept
     assert session.enter(valais.PlaceSeen(joker, 0)).verdict.legal
     pad = session.view().pad
@@ -154,7 +155,8 @@ def test_valais_joker_steps_in_the_hand_are_offered_on_the_pad(store):
     give = session.view().pad
     assert [o.action for o in give] == [valais.GiveCard(None, 1)] and give[0].text == "give a drawn card to player 2"
     assert session.enter(give[0].action).verdict.legal
-    assert session.view().pad == () and session.view().facts.current_player == 1
+    assert [o.action for o in session.view().pad] == [valais.MissedWrong()]
+    assert session.view().facts.current_player == 1
 
 
 def test_observations_are_logged_before_their_move(store):

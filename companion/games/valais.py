@@ -404,7 +404,36 @@ class DiscardOwn:
         return {"type": "discard-own", "card": self.card_id}
 
 
-Action = Union[Place, PlaceSeen, RevealOwn, RevealSeen, KeepCard, GiveCard, RemoveFromTimeline, DiscardOwn]
+@dataclass(frozen=True)
+class MissedWrong:
+    """Observer correction: the current player put a wrong card in and took it away while the
+    camera did not see it; the card goes to the discards, they draw one and the turn passes."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "missed-wrong"}
+
+
+@dataclass(frozen=True)
+class MissedDraw:
+    """Observer correction: ``player`` holds one card more than the companion counted (a draw
+    it did not see). A game the count had ended goes on with a new round."""
+
+    player: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "missed-draw", "player": self.player}
+
+
+Correction = Union[MissedWrong, MissedDraw]
+
+
+def describe_correction(action: Correction) -> str:
+    """The log's text for a correction."""
+    if isinstance(action, MissedWrong):
+        return "a wrong card put in and taken away unseen"
+    return f"{_player(action.player)} drew a card unseen"
+Action = Union[Place, PlaceSeen, RevealOwn, RevealSeen, KeepCard, GiveCard, RemoveFromTimeline, DiscardOwn,
+               MissedWrong, MissedDraw]
 
 
 def _json_int(data: dict[str, Any], key: str, what: str, optional: bool = False) -> Any:
@@ -438,9 +467,13 @@ def action_from_json(data: Any) -> Action:
         return RemoveFromTimeline(_json_int(data, "index", what))
     if kind == "discard-own":
         return DiscardOwn(_json_int(data, "card", what, optional=True))
+    if kind == "missed-wrong":
+        return MissedWrong()
+    if kind == "missed-draw":
+        return MissedDraw(_json_int(data, "player", what))
     raise CompanionError(
         "valais action: expected type place, place-seen, reveal-own, reveal-seen, keep, give, "
-        f"remove or discard-own, got {kind!r}"
+        f"remove, discard-own, missed-wrong or missed-draw, got {kind!r}"
     )
 
 
@@ -1028,6 +1061,9 @@ class State(_Table):
 
     def apply(self, action: Action) -> Verdict:
         """Apply a legal action; an illegal one raises IllegalAction and changes nothing."""
+        if isinstance(action, (MissedWrong, MissedDraw)):
+            raise IllegalAction("action.kind", f"the full state takes the players' own actions, got the "
+                                f"observer's correction {action.to_json()['type']}")
         problem = self._check_public(action) or self._check_private(action)
         if problem is not None:
             raise IllegalAction(*problem)
@@ -1083,6 +1119,8 @@ class State(_Table):
             return f"place {action.card.date} at position {action.position}"
         if isinstance(action, RevealSeen):
             return f"turn over {action.card.date}"
+        if isinstance(action, (MissedWrong, MissedDraw)):
+            return describe_correction(action)
         return repr(action)
 
     # ---- JSON
@@ -1172,8 +1210,9 @@ class Observer(_Table):
     """What a camera can know: the timeline with dates, counts of every hidden pile, turns, jokers.
 
     Feed it public actions (:class:`PlaceSeen`, :class:`RevealSeen`, :class:`KeepCard`,
-    :class:`GiveCard`, :class:`RemoveFromTimeline`, :class:`DiscardOwn`); an illegal one returns
-    ``Verdict.illegal`` and leaves the observer unchanged.
+    :class:`GiveCard`, :class:`RemoveFromTimeline`, :class:`DiscardOwn`) and the corrections
+    for what the camera missed (:class:`MissedWrong`, :class:`MissedDraw`); an illegal one
+    returns ``Verdict.illegal`` and leaves the observer unchanged.
     """
 
     _knows_cards = False
@@ -1211,6 +1250,8 @@ class Observer(_Table):
         return obs
 
     def apply(self, action: Action) -> Verdict:
+        if isinstance(action, (MissedWrong, MissedDraw)):
+            return self._correct(action)
         if not isinstance(action, (PlaceSeen, RevealSeen, KeepCard, GiveCard, RemoveFromTimeline, DiscardOwn)):
             return Verdict.illegal("action.kind", f"the observer takes what the camera sees, got {action!r}")
         problem = self._check_public(action)
@@ -1218,6 +1259,54 @@ class Observer(_Table):
             return Verdict.illegal(*problem)
         seen = action.card if isinstance(action, (PlaceSeen, RevealSeen)) else None
         return self._perform(action, seen)
+
+    def _correct(self, action: Correction) -> Verdict:
+        """Count in a move the camera missed (see :class:`MissedWrong`, :class:`MissedDraw`)."""
+        messages: list[str] = []
+        if isinstance(action, MissedWrong):
+            if self.over or self.step is not Step.PLACE:
+                return Verdict.illegal("missed-wrong.step", "a missed wrong card is counted in when a player is "
+                                       f"to place a card, got {'the game over' if self.over else self.step.value}")
+            player = self.order[self.turn_pos]
+            if not self.stack and not (self.rules.reshuffle_discards and self.discard):
+                return Verdict.illegal("missed-wrong.stack", "expected a card left to draw, the draw pile is empty")
+            self.discard.append(self.hands[player].pop())
+            self._draw(self.hands[player], 1, messages)
+            messages.insert(0, f"{_player(player)} put a wrong card in and took it away unseen; the turn passes")
+            self._end_turn(messages)
+            return Verdict.ok(*messages, draws=1)
+        player = action.player
+        if not isinstance(player, int) or not 0 <= player < self.players:
+            return Verdict.illegal("missed-draw.player", f"expected a player index 0..{self.players - 1}, got {player!r}")
+        if not self.active[player]:
+            return Verdict.illegal("missed-draw.player", f"expected a player still in, {_player(player)} is out")
+        if not self.over and self.step is not Step.PLACE:
+            return Verdict.illegal("missed-draw.step", f"finish the joker first ({_STEP_WANTS[self.step]})")
+        if not self.stack and not (self.rules.reshuffle_discards and self.discard):
+            return Verdict.illegal("missed-draw.stack", "expected a card left to draw, the draw pile is empty")
+        self._draw(self.hands[player], 1, messages)
+        messages.insert(0, f"{_player(player)} holds one card more than counted")
+        if self.over:
+            self.over = False
+            self.winner_seats = ()
+            self.round_no += 1
+            self.order = self._round_order()
+            self.turn_pos = 0
+            self.step = Step.PLACE
+            messages.append(f"the game goes on: round {self.round_no}")
+            self._advance(messages)
+        return Verdict.ok(*messages, draws=1)
+
+    def corrections(self) -> list[Correction]:
+        """The corrections that make sense now: a missed wrong card of the player to place; once
+        the count has ended the game, a missed draw of each player still in (the game goes on)."""
+        if not self.stack and not (self.rules.reshuffle_discards and self.discard):
+            return []
+        if self.over:
+            return [MissedDraw(p) for p in self.players_in()]
+        if self.step is Step.PLACE and self.hands[self.order[self.turn_pos]]:
+            return [MissedWrong()]
+        return []
 
     def hand_actions(self) -> list[Action]:
         """The public action the current player takes now in the hand, out of the camera's

@@ -70,7 +70,10 @@ from vision.types import CardKind, CardObservation, FrameResult, Quad
 
 OVER_NOTICE = ("a card was put down after the game ended by the companion's count: if play goes on, a move "
                "was missed; correct the log on the dashboard")
-"""Told once when a new card settles after the engine says the game is over."""
+"""Told once when a new card settles after the engine says the game is over (Via Appia)."""
+REOPEN_NOTICE = ("a card was put into the row after the game ended by the companion's count: the game goes on, "
+                 "counting a draw the camera missed for the player who had finished; check the hand counts")
+"""Told when a Valais*Wallis move seen after the count ended the game reopens it."""
 WRONG_GONE_LOOKS = 8
 """A Valais*Wallis card judged wrong counts as taken away once this many calm looks in a row
 missed it (a card the detector loses for a frame or two is still there)."""
@@ -139,6 +142,11 @@ class GameMoves(Protocol):
     cards_after_end: bool
     """Whether players lay cards down once the game is over (Via Gladiola: hands shown)."""
 
+    def reopen(self, view: Any) -> Conclusion | None:
+        """Once the engine's count has ended the game: the correction to apply before a move
+        seen now (the game then goes on), or None when no move counts after the end."""
+        ...
+
     @property
     def zones(self) -> Zones: ...
 
@@ -151,6 +159,9 @@ class _EventMoves:
     def calm(self, cards: Sequence[SettledCard], restless: Sequence[Quad], width: int, height: int,
              view: Any) -> Outcome:
         return Outcome()
+
+    def reopen(self, view: Any) -> Conclusion | None:
+        return None
 
 
 # --------------------------------------------------------------------------------------------
@@ -520,6 +531,13 @@ class ValaisMoves:
                        "out of the timeline")
         return Outcome(notes=tuple(notes))
 
+    def reopen(self, view: Any) -> Conclusion | None:
+        """A card put into the row after the count ended the game: the player who finished
+        drew a card the camera missed (the likeliest slip: a wrong card taken for another)."""
+        if not view.winners:
+            return None
+        return Conclusion(valais.MissedDraw(view.winners[0]), ())
+
     def _place(self, card: SettledCard, date: valais.CardDate, position: int) -> Conclusion:
         seen, _ = self._seen(date)
         left = self._timeline[position - 1].date if position > 0 else None
@@ -760,16 +778,29 @@ class Tracker:
             for note in self.moves.start(self._start_layout, result.width, result.height, view):
                 self._notices.append(Notice(frame_index, timestamp, note))
             return []
-        out: list[TrackedMove] = []
         if view is not None and view.over:
-            # once the game is over, cards moved about are not moves; but a new card put down
-            # while play goes on may mean the engine ended the game on a count a missed move
-            # made wrong: the players are told once
-            laid = any(isinstance(e, CardSettled) and e.previous is None and e.card.reading.known for e in events)
-            if laid and not self.moves.cards_after_end and not self._told_over:
-                self._told_over = True
-                self._notices.append(Notice(frame_index, timestamp, OVER_NOTICE))
-            return out
+            reopen = self.moves.reopen(view)
+            if reopen is None:
+                # once the game is over, cards moved about are not moves; but a new card put down
+                # while play goes on may mean the engine ended the game on a count a missed move
+                # made wrong: the players are told once
+                laid = any(isinstance(e, CardSettled) and e.previous is None and e.card.reading.known for e in events)
+                if laid and not self.moves.cards_after_end and not self._told_over:
+                    self._told_over = True
+                    self._notices.append(Notice(frame_index, timestamp, OVER_NOTICE))
+                return []
+            # the table overrules the count: a move seen now means the game went on
+            moves = self._judge(frame_index, timestamp, events, result, view)
+            if not moves:
+                return []
+            self._notices.append(Notice(frame_index, timestamp, REOPEN_NOTICE))
+            return [TrackedMove(frame_index, timestamp, reopen.action, moves[0].evidence)] + moves
+        return self._judge(frame_index, timestamp, events, result, view)
+
+    def _judge(self, frame_index: int, timestamp: float, events: Sequence[TableEvent], result: FrameResult,
+               view: Any) -> list[TrackedMove]:
+        """The moves this frame's events and, with no hand over the table, the calm table show."""
+        out: list[TrackedMove] = []
         for event in events:
             outcome = self.moves.interpret(event, result.width, result.height, view)
             for note in outcome.notes:

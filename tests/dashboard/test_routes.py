@@ -210,16 +210,23 @@ def test_appia_pad_and_pause_refused(make_app):
     assert r.status_code == 400 and "Via Gladiola" in r.get_json()["error"]
 
 
-def test_valais_pad_enters_the_joker_steps_of_the_hand(make_app):
+def test_valais_pad_enters_the_joker_steps_of_the_hand_and_a_missed_wrong_card(make_app):
     app = make_app("valais", players=2)
     client = app.test_client()
     headers = {"X-CSRF-Token": CSRF}
     page = client.get("/").get_data(as_text=True)
-    assert 'id="pad"' in page and "Joker" in page
+    assert 'id="pad"' in page and "Out of the camera" in page
     state = client.get("/state.json").get_json()
-    assert state["pad"] == []  # a placement is seen by the camera, not entered here
+    # a placement is seen by the camera, not entered here; only the correction for a missed one
+    assert [o["action"]["type"] for o in state["pad"]] == ["missed-wrong"]
     r = client.post("/api/pad", json={"action": {"type": "keep", "card": None}}, headers=headers)
     assert r.status_code == 200 and not r.get_json()["move"]["verdict"]["legal"]  # no joker asks for it
+    before = client.get("/state.json").get_json()
+    r = client.post("/api/pad", json={"action": state["pad"][0]["action"]}, headers=headers)
+    assert r.status_code == 200 and r.get_json()["move"]["verdict"]["legal"]
+    after = client.get("/state.json").get_json()
+    assert after["current_player"] != before["current_player"]  # the turn passed
+    assert after["hand_counts"] == before["hand_counts"]  # drew one for the wrong card
 
 
 def test_access_token_required_beyond_loopback(make_app):

@@ -743,3 +743,53 @@ def test_custom_catalogue_plays(tmp_path):
     state = V.new_game(2, seed=1, data=cat)
     assert sorted(state.all_cards()) == sorted(c.card_id for c in cat.cards)
     assert State.from_json(json.loads(json.dumps(state.to_json()))) == state
+
+
+# ---------------------------------------------------------------- corrections for missed moves
+
+
+def test_a_missed_wrong_card_counts_like_the_wrong_placement_the_camera_did_not_see():
+    state = build([[5, 6], [2]], [1, 9], stack=[41, 42])
+    obs = state.observer()
+    assert obs.corrections() == [V.MissedWrong()]
+    played = state.apply(Place(6, 0))  # 1870 before 1820: wrong, player 1 draws one
+    assert played.legal and played.messages[0].startswith("wrong")
+    verdict = obs.apply(V.MissedWrong())
+    assert verdict.legal and verdict.draws == 1 and "turn passes" in verdict.messages[0]
+    assert obs.public_view() == state.public_view()
+
+
+def test_a_missed_draw_reopens_a_game_the_count_ended():
+    obs = build([[5, 6], [2]], [1], stack=[41, 42]).observer()
+    data = obs.to_json()
+    over = Observer.from_json({**data, "hands": [2, 0], "over": True, "winners": [1], "turn_pos": 2})
+    assert over.is_over() and over.corrections() == [V.MissedDraw(0), V.MissedDraw(1)]
+    assert not over.apply(V.MissedWrong()).legal  # no turn to pass once the game is over
+    verdict = over.apply(V.MissedDraw(1))
+    assert verdict.legal and any("goes on" in m for m in verdict.messages)
+    view = over.public_view()
+    assert not view.over and view.winners == () and view.hand_counts == (2, 1)
+    assert view.round_no == data["round"] + 1 and view.current_player == 0 and view.stack_size == 1
+    assert over.apply(PlaceSeen(CAT.card(5).seen(), 1)).legal  # play goes on
+
+
+@pytest.mark.parametrize(
+    "action, rule",
+    [(V.MissedDraw(2), "missed-draw.player"), (V.MissedDraw(-1), "missed-draw.player")],
+)
+def test_a_missed_draw_for_no_such_player_is_refused(action, rule):
+    obs = build([[5, 6], [2]], [1], stack=[41]).observer()
+    before = obs.to_json()
+    verdict = obs.apply(action)
+    assert not verdict.legal and verdict.rule == rule and obs.to_json() == before
+
+
+def test_corrections_need_a_card_to_draw_and_are_not_player_actions():
+    obs = build([[5, 6], [2]], [1]).observer()  # empty stack, no discards
+    assert obs.corrections() == []
+    assert obs.apply(V.MissedWrong()).rule == "missed-wrong.stack"
+    assert obs.apply(V.MissedDraw(0)).rule == "missed-draw.stack"
+    with pytest.raises(IllegalAction, match="correction"):
+        build([[5, 6], [2]], [1], stack=[41]).apply(V.MissedWrong())
+    for action in (V.MissedWrong(), V.MissedDraw(1)):
+        assert V.action_from_json(json.loads(json.dumps(action.to_json()))) == action

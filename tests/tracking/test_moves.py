@@ -409,7 +409,9 @@ def test_valais_a_wrong_card_whose_neighbour_goes_unread_is_not_judged_again():
     assert [(m.action.card.date.year, m.action.position) for _, m in moves] == [(1862, 3)]
 
 
-def test_valais_a_card_put_in_after_the_game_ended_by_the_count_is_told_once():
+def test_valais_a_card_put_in_after_the_game_ended_by_the_count_reopens_it():
+    # The count ended the game (player 2 out of cards, a draw missed), but the players go on:
+    # the table overrules, player 2 is given the missed card and both placements are judged.
     catalogue = valais.load_catalogue()
     film = Film(seed=17)
     film.still(centred_row(["1816", "1920", "1990"]), 20)
@@ -419,13 +421,34 @@ def test_valais_a_card_put_in_after_the_game_ended_by_the_count_is_told_once():
     two_more = centred_row(["1816", "1862", "1920", "1990", "2008"])
     film.lay(two_more[:-1], two_more[-1])
     film.still(two_more, 20)
-    view = observer_of_row(catalogue).public_view()
-    over = replace(view, over=True, current_player=None)
+    data = observer_of_row(catalogue).to_json()
+    observer = valais.Observer.from_json({**data, "hands": [4, 0], "over": True, "winners": [1], "turn_pos": 2})
+    assert observer.is_over()
     tracker = Tracker("valais", data=catalogue)
+    moves, verdicts = play(tracker, film, observer)
+    actions = [m.action for _, m in moves]
+    assert actions[0] == valais.MissedDraw(1)
+    assert [(a.card.date.year, a.position) for a in actions[1:]] == [(1862, 1), (2008, 4)]
+    assert all(v.legal for v in verdicts)
+    assert observer.public_view().hand_counts == (3, 0) and observer.winners() == (1,)  # over again, rightly
+    assert len([n for n in tracker.notices() if "the game goes on" in n.message]) == 1
+
+
+def test_appia_a_card_laid_after_the_game_ended_is_told_once_and_no_move():
+    data = appia.default_data()
+    shown = [Card(150 + 140 * k, 200, CardKind.INCOME, c.stones, c.sesterces) for k, c in enumerate(data.cards[:7])]
+    extra = data.cards[7]
+    laid = Card(640, 500, CardKind.INCOME, extra.stones, extra.sesterces)
+    film = Film(seed=17)
+    film.still(shown, 20)
+    film.lay(shown, laid)
+    film.still(shown + [laid], 20)
+    view = appia.Observer.start(2, 0, tuple(c.id for c in data.cards[:7])).public_view()
+    over = replace(view, over=True)
+    tracker = Tracker("appia")
     moves = [m for i, r in enumerate(film.results()) for m in tracker.update(i, i / FPS, r, view=over)]
     assert moves == []
-    told = [n for n in tracker.notices() if "after the game ended" in n.message]
-    assert len(told) == 1
+    assert len([n for n in tracker.notices() if "after the game ended" in n.message]) == 1
 
 
 def test_valais_a_row_going_on_in_a_second_line_places_a_card_before_the_line_start():

@@ -356,19 +356,83 @@ def count_blisters(a: _Analysis) -> tuple[int, float, float | None]:
 BLISTER_ROW_MM: dict[CardKind, float] = {CardKind.WALK: 58.5, CardKind.FINISH: 50.0, CardKind.GLADIOLA: 72.0,
                                          CardKind.START: 70.0}
 """Top edge of the blister row (mm from the card's top, on a 59 x 91 mm card) by kind."""
-BLISTER_SEARCH_MM = 1.2
-"""How far (mm) above and below its printed place the blister row is looked for."""
+BLISTER_SEARCH_MM = 3.0
+"""How far (mm) above and below its printed place the blister row is looked for (quad error
+moves it by a few millimetres in the crop; nothing else warm is printed that close)."""
 CARD_W_MM, CARD_H_MM = 59.0, 91.0
 BLISTER_MM, BLISTER_GAP_MM, BLISTER_H_MM = 8.2, 1.6, 3.8
+ROW_CENTRE_MM = 2.5
+"""Largest distance (mm) between the row's centre and the card's centre line for a count to be
+sure: one plaster more or less at an end moves the centre by 4.9 mm."""
+
+
+def _warm(lab: np.ndarray, paper: np.ndarray) -> np.ndarray:
+    """Pixels (Lab, float) more yellow than the paper without being red or green: plaster colour."""
+    d = lab - paper
+    return (d[..., 2] > 4) & (d[..., 1] > -4) & (d[..., 1] < 30) & (d[..., 2] + 4 > d[..., 1])
+
+
+def _row_window(lab: np.ndarray, paper: np.ndarray, win: int, expected: int) -> int:
+    """First row of the ``win``-high window holding the plaster row within a tall band.
+
+    Windows are ranked by their share of plaster-coloured pixels (dark print, borders and the
+    accent marks are not warm), ties broken towards the printed place ``expected``; a band with
+    hardly any warm pixel keeps the window where off-paper pixels are densest near ``expected``.
+    """
+    warm = _warm(lab, paper).mean(axis=1).astype(np.float32)
+    off = (np.sqrt(((lab - paper) ** 2).sum(axis=2)) > 22).mean(axis=1).astype(np.float32)
+    kernel = np.ones(win, np.float32)
+    warm_p = np.convolve(warm, kernel, mode="valid")
+    off_p = np.convolve(off, kernel, mode="valid")
+    if not len(warm_p):
+        return 0
+    idx = np.arange(len(warm_p))
+    near = 1.0 - 0.002 * np.abs(idx - expected)
+    if float(warm_p.max()) >= 0.15 * win * 0.3:
+        return int(np.argmax(warm_p * near))
+    close = np.abs(idx - expected) <= max(1, win // 4)
+    return int(np.argmax(np.where(close, off_p, -1.0)))
+
+
+def _paper_centre(lab: np.ndarray, paper: np.ndarray, at: float) -> float | None:
+    """Centre column of the paper around column ``at`` in rows just off the plaster row, or None
+    when the paper runs into a side of the crop (the card's edge there is not seen)."""
+    if not len(lab):
+        return None
+    dist = np.median(np.sqrt(((lab - paper) ** 2).sum(axis=2)), axis=0)
+    paperish = dist < 25
+    n = len(paperish)
+    c = int(np.clip(round(at), 0, n - 1))
+    gap, left = 0, c
+    for x in range(c, -1, -1):
+        gap = 0 if paperish[x] else gap + 1
+        if gap > 3:
+            break
+        if paperish[x]:
+            left = x
+    gap, right = 0, c
+    for x in range(c, n):
+        gap = 0 if paperish[x] else gap + 1
+        if gap > 3:
+            break
+        if paperish[x]:
+            right = x
+    if left <= 3 or right >= n - 4 or right - left < 0.6 * n:
+        return None
+    return (left + right + 1) / 2
 
 
 def count_blisters_in_row(a: _Analysis, kind: CardKind, flipped: bool) -> tuple[int, float]:
     """Count plasters in the band where ``kind`` prints its blister row; returns (count, confidence).
 
-    Pixels clearly off the paper colour (Lab distance) mark the symbols; the columns they occupy
-    give the row's extent, which gives the count from the printed pitch (8.2 mm symbols, 1.6 mm
-    gaps); separate runs of occupied columns confirm it when the print is sharp. A clean band on
-    a sharp card is a confident zero.
+    The row is looked for a few millimetres around its printed place (plaster-coloured rows
+    win). Pixels clearly off the local paper colour mark the symbols; the columns they occupy
+    give the row's extent and separate runs the pieces. The count comes from the pieces when
+    they are plaster-shaped and evenly spaced (this needs no scale, so a quad that magnifies
+    the card does not matter), else from the length at the printed pitch (8.2 mm symbols,
+    1.6 mm gaps). A count is sure only when the row is centred on the card: the centre comes
+    from the paper beside the row (the card's border or frame line ends it on both sides) and
+    falls back to the crop's centre. A clean band on a sharp, unglared card is a confident zero.
     """
     top_mm = BLISTER_ROW_MM.get(kind)
     if top_mm is None:
@@ -379,24 +443,24 @@ def count_blisters_in_row(a: _Analysis, kind: CardKind, flipped: bool) -> tuple[
     if flipped:
         y0_mm, y1_mm = CARD_H_MM - y1_mm, CARD_H_MM - y0_mm
     x0, x1 = int(4.9 * ppx), int((CARD_W_MM - 4.9) * ppx)
-    tall = a.bgr[int(y0_mm * ppy): int(np.ceil(y1_mm * ppy)), x0:x1]
-    lab = cv2.cvtColor(tall, cv2.COLOR_BGR2LAB).astype(np.float32)
+    band_y0 = int(y0_mm * ppy)
+    full = cv2.cvtColor(a.bgr[band_y0: int(np.ceil(y1_mm * ppy))], cv2.COLOR_BGR2LAB).astype(np.float32)
+    lab = full[:, x0:x1]
     paper = cv2.cvtColor(a.paper.reshape(1, 1, 3).astype(np.uint8), cv2.COLOR_BGR2LAB).astype(np.float32)[0, 0]
-    off = (np.sqrt(((lab - paper) ** 2).sum(axis=2)) > 22).astype(np.float32)
-    # the row may sit a little off its printed place (corner error, print offsets): centre a
-    # window one plaster high plus a margin on the rows where the off-paper pixels are densest
     win = int(round((BLISTER_H_MM + 1.6) * ppy))
-    profile = np.convolve(off.mean(axis=1), np.ones(win, np.float32), mode="valid")
-    start = int(np.argmax(profile)) if len(profile) else 0
-    # then compare with the paper just above and below the row, column by column, so glare or
-    # a light gradient across the card does not wash out a plaster
-    outside = np.concatenate([lab[:max(1, start - 1)], lab[start + win + 1:]], axis=0)
+    start = _row_window(lab, paper, win, int(round(search * ppy)))
+    # compare with the paper just above and below the row, column by column, so glare or a
+    # light gradient across the card does not wash out a plaster
+    reach = int(round(2.0 * ppy))
+    above = slice(max(0, start - 1 - reach), max(1, start - 1))
+    below = slice(start + win + 1, start + win + 1 + reach)
+    outside_full = np.concatenate([full[above], full[below]], axis=0)
+    outside = outside_full[:, x0:x1]
+    off = (np.sqrt(((lab - paper) ** 2).sum(axis=2)) > 22).astype(np.float32)
     if len(outside) >= 3:
         local = cv2.blur(np.median(outside, axis=0)[None, :, :], (15, 1))[0]
         off = (np.sqrt(((lab - local[None, :, :]) ** 2).sum(axis=2)) > 16).astype(np.float32)
     occupied = off[start: start + win].mean(axis=0) > 0.3
-    # runs of occupied columns; runs touching the band's ends are the
-    # card's border or the table seen past a slightly misplaced corner, not plasters
     runs_lr: list[list[int]] = []
     for c in np.nonzero(occupied)[0]:
         if runs_lr and c - runs_lr[-1][1] <= 1:
@@ -417,8 +481,6 @@ def count_blisters_in_row(a: _Analysis, kind: CardKind, flipped: bool) -> tuple[
         return 0, zero_conf * (1.0 if width == 0 else 0.5)
     left, right = runs_lr[0][0], runs_lr[-1][1]
     left_touch, right_touch = left == 0, right == size
-    centre_px = READ_W / 2 - x0
-    edge_factor = 1.0
     if left_touch and right_touch:
         # a full-width row merged with the border on both sides: only separate, plaster-long
         # pieces can be counted
@@ -426,18 +488,33 @@ def count_blisters_in_row(a: _Analysis, kind: CardKind, flipped: bool) -> tuple[
         if len(pieces) != len(runs_lr) - 2 or a.sharp < 0.6:
             return len(runs_lr), 0.0
         return len(runs_lr), 0.6
+    paper_mid = _paper_centre(outside_full, paper, (left + right) / 2 + x0) if len(outside_full) >= 3 else None
+    centre_px = (paper_mid if paper_mid is not None else READ_W / 2) - x0
+    tolerance = ROW_CENTRE_MM * ppx if paper_mid is not None else 0.06 * READ_W
+    edge_factor = 1.0
     if left_touch or right_touch:
         # the row is centred: measure the free end's distance from the centre, twice
         half = (right - centre_px) if left_touch else (centre_px - left)
         left, right = int(round(centre_px - half)), int(round(centre_px + half))
         edge_factor = 0.8
+    widths = [r[1] - r[0] for r in runs_lr]
+    gaps = [runs_lr[i + 1][0] - runs_lr[i][1] for i in range(len(runs_lr) - 1)]
+    # separate, plaster-long, evenly spaced pieces give the count whatever the crop's scale
+    pieces_ok = (not (left_touch or right_touch) and len(runs_lr) >= 2
+                 and all(0.75 * unit <= w <= 1.45 * unit for w in widths)
+                 and max(widths) <= 1.3 * min(widths)
+                 and all(1 <= g <= 0.45 * float(np.median(widths)) for g in gaps))
+    scale = 1.0
+    if pieces_ok:
+        pitch_px = (right - left + float(np.median(gaps))) / len(runs_lr)
+        scale = float(np.clip(pitch_px / ((BLISTER_MM + BLISTER_GAP_MM) * ppx), 0.8, 1.3))
     cols = np.arange(max(0, left), min(size, right))
-    length_mm = (right - left) / ppx
+    length_mm = (right - left) / (ppx * scale)
     total = (length_mm + BLISTER_GAP_MM) / (BLISTER_MM + BLISTER_GAP_MM)
     count = max(1, int(round(total)))
     frac = abs(total - count)
-    centre = (left + right) / 2 + x0
-    centred = abs(centre - READ_W / 2) < 0.06 * READ_W
+    centre = (left + right) / 2
+    centred = abs(centre - centre_px) < tolerance
     runs = len(runs_lr)
     conf = float(np.clip(1.0 - 3.0 * frac, 0, 1)) * (1.0 if centred else 0.2) * edge_factor
     if runs > count:
