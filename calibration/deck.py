@@ -758,8 +758,10 @@ class DeckMatcher:
         refused = self._refuse_unexplained(q, close, hidden_cells, views)
         if refused:
             return None, refused
-        usable = _pixels(~hidden_cells)
+        usable = _pixels(~(hidden_cells & ~self._followed(q, close, views)))
         n = len(close)
+        if _DEBUG:
+            _DEBUG.append(("close", q.luma, [(self.deck.labels[c].identity, views.blurred(c)) for c in close], usable))
         evidence = np.ones((n, n))
         for i in range(n):
             for j in range(i + 1, n):
@@ -791,6 +793,14 @@ class DeckMatcher:
             return sharp
         seen = np.stack([views.blurred(c) for c in cards])
         return outlier_cells(luma_cell_errors(q.luma, seen), self.config.keep, self.outlier)
+
+    def _followed(self, q: Descriptor, cards: Sequence[int], views: _Views) -> np.ndarray:
+        """Cells (boolean, grid order) whose print follows one of ``cards`` laid over the query and
+        blurred like it (correlation ``MatchConfig.print_follows``): coloured print (blisters,
+        petals) that stands out more or less than at enrollment misfits every template, yet it
+        is in view and shows which of them it is."""
+        corr = np.stack([luma_cell_correlations(q.luma, views.blurred(c)) for c in cards])
+        return corr.max(axis=0) >= self.config.print_follows
 
     def _refuse_unexplained(self, q: Descriptor, cards: Sequence[int], hidden: np.ndarray, views: _Views) -> str:
         """Why none of ``cards`` can be the answer ('' if one can): a hidden cell that none of

@@ -265,8 +265,8 @@ class GladiolaMoves(_EventMoves):
                 # outline seen anew): the verdict stands, nothing new to judge
                 return Outcome(notes=(f"the refused {reading.describe()} still lies on the walk pile",))
             notes = self._blister_check(card_id, reading)
-            conclusions: tuple[Conclusion, ...] = ()
-            under = self._built_on(event.previous, card_id)
+            conclusions = self._glimpsed_walks(event, card_id)
+            under = None if conclusions else self._built_on(event.previous, card_id)
             if under is not None:
                 conclusions = (Conclusion(gladiola.TableWalk(under), event.evidence),)
                 self._on_table.add(under)
@@ -287,6 +287,26 @@ class GladiolaMoves(_EventMoves):
             return Outcome((Conclusion(gladiola.LayGladiola(card_id), event.evidence),),
                            self._blister_check(card_id, reading))
         return Outcome()
+
+    def _glimpsed_walks(self, event: CardSettled, card_id: str) -> tuple[Conclusion, ...]:
+        """Walks read for sure on the pile that never came to rest before ``card_id`` covered
+        them: each one a legal step on the top before it and below the card laid on it."""
+        out: list[Conclusion] = []
+        value = self.deck.card(card_id).value
+        for glimpse in event.glimpsed:
+            if glimpse.reading.kind is not CardKind.WALK:
+                continue
+            seen = self._card_for(glimpse.reading)
+            if seen is None or seen in self._on_table or seen == card_id:
+                continue
+            low, mid = self.deck.card(self._top).value, self.deck.card(seen).value
+            assert value is not None and low is not None and mid is not None
+            if not (0 < mid - low <= gladiola.MAX_STEP and mid < value):
+                continue
+            out.append(Conclusion(gladiola.Walk(seen), glimpse.evidence))
+            self._on_table.add(seen)
+            self._top = seen
+        return tuple(out)
 
     def _new_gladiola(self, card: SettledCard) -> bool:
         """Whether a gladiola settling at ``card`` is one more laid: beside the pile, or next to

@@ -43,6 +43,10 @@ from companion.tracking.geometry import card_size, corner_shift, quad_iou
 from vision.types import CardDate, CardKind, CardObservation, FrameResult, Quad
 
 
+GLIMPSES_KEPT = 3
+"""How many unsettled readings a track remembers until it settles."""
+
+
 @dataclass(frozen=True)
 class TrackConfig:
     """Tunables of the tracker; times in seconds, so they hold at any frame rate.
@@ -139,18 +143,31 @@ class SettledCard:
 
 
 @dataclass(frozen=True)
+class Glimpse:
+    """A reading confirmed at one place that never settled (a hand stayed over it until the
+    next card covered it), with the observations that agree with it."""
+
+    reading: Reading
+    evidence: tuple[CardObservation, ...]
+
+
+@dataclass(frozen=True)
 class CardSettled:
     """A card came to rest with a confirmed reading, or its reading changed while at rest.
 
     ``previous``: the reading it had when it last settled (None for a card new to the table).
     ``moved``: it settled somewhere else than where it last settled.
     ``evidence``: the observations that agree with ``card.reading`` (most recent last).
+    ``glimpsed``: readings confirmed on this track since it last settled that never settled
+    themselves (oldest first), e.g. a walk card covered by the next one while hands stayed over
+    the pile.
     """
 
     card: SettledCard
     previous: Reading | None
     moved: bool
     evidence: tuple[CardObservation, ...]
+    glimpsed: tuple[Glimpse, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -184,6 +201,8 @@ class _Track:
     a card at rest makes the quad jump back and forth between them)."""
     flicker: bool = False
     """The last jump went back to ``before``: the card rests at either outline."""
+    glimpsed: list[Glimpse] = field(default_factory=list)
+    """Readings confirmed here since the last settling that gave way to another unsettled."""
 
 
 def _same_card(reading: Reading | None, obs: CardObservation) -> bool:
@@ -325,6 +344,10 @@ class CardTracker:
                 track.votes.popleft()
         majority = self._majority(track)
         if majority is not None and majority != track.reading:
+            if track.reading is not None and track.reading.known and not track.moved_now and (
+                    track.settled is None or track.settled.reading != track.reading):
+                agreeing = tuple(o for r, o, _ in track.votes if r == track.reading)[-cfg.evidence_size:]
+                track.glimpsed = (track.glimpsed + [Glimpse(track.reading, agreeing)])[-GLIMPSES_KEPT:]
             if track.reading is not None:
                 # the card changed when the new reading started to be seen, not when it won
                 track.last_change = max(track.last_change, min(t for r, _, t in track.votes if r == majority))
@@ -377,7 +400,9 @@ class CardTracker:
             track.settled = card
             moved = old is not None and corner_shift(old.quad, track.anchor) > self._tolerance(old.quad)
             evidence = tuple(o for r, o, _ in track.votes if r == confirmed)[-cfg.evidence_size:]
-            events.append(CardSettled(card, old.reading if old else None, moved, evidence))
+            glimpsed = tuple(g for g in track.glimpsed if g.reading != confirmed)
+            track.glimpsed = []
+            events.append(CardSettled(card, old.reading if old else None, moved, evidence, glimpsed))
         for track in sorted(self._tracks.values(), key=lambda t: t.track_id):
             if track.seen_now:
                 continue

@@ -116,6 +116,35 @@ def test_gladiola_a_refused_card_built_on_is_accepted_from_the_table(built_on):
         assert observer.public_view().walk_pile == ("S", "W12", "W20")
 
 
+@pytest.mark.parametrize("glimpsed, walks", [(20, ("W12", "W20", "W27")), (45, ("W12", "W27"))])
+def test_gladiola_a_walk_covered_before_it_came_to_rest_is_judged_from_its_glimpse(glimpsed, walks):
+    # A 20 lies on the 12 only while hands stay over the pile, then the 27 covers it: the 20 was
+    # read for sure but never settled. A glimpse that is no step between the two (a misread 45)
+    # is not a walk.
+    deck = gladiola.load_deck()
+    film = Film(seed=5)
+    film.still([START], 20)
+    w12 = lay_walks(film, START, (12,))
+    busy_from = len(film.frames)
+    film.lay([START, w12], walk(glimpsed, deck.walk_card(glimpsed).blisters))
+    film.still([START, w12, walk(glimpsed, deck.walk_card(glimpsed).blisters)], 6)
+    w27 = walk(27, deck.walk_card(27).blisters)
+    film.lay([START, w12], w27)
+    busy_to = len(film.frames)
+    film.still([START, w12, w27], 25)
+    observer = gladiola.Observer.start(2, 0)
+    tracker = Tracker("gladiola")
+    moves, verdicts = [], []
+    for i, result in enumerate(film.results()):
+        hand = True if busy_from <= i < busy_to else None  # an arm over the table the whole time
+        for move in tracker.update(i, i / FPS, result, view=observer.public_view(), hand=hand):
+            moves.append(move)
+            verdicts.append(observer.apply(move.action))
+    assert [m.action for m in moves] == [gladiola.Walk(w) for w in walks]
+    assert all(v.legal for v in verdicts)
+    assert observer.public_view().walk_pile == ("S",) + walks
+
+
 def test_still_table_with_jitter_and_misreads_gives_no_moves():
     film = Film(seed=2, jitter=1.0)
     film.still([START], 20)

@@ -333,7 +333,9 @@ def count_blisters(a: _Analysis) -> tuple[int, float, float | None]:
         if 0.5 * unit_h <= h <= 1.7 * unit_h and 0.3 * unit_h <= w and area >= 0.45 * w * h:
             cands.append((x, y, w, h))
     if not cands:
-        return 0, 0.8 * a.sharp, None
+        # no plaster anywhere is not a sure zero here: without the kind, the row's place is not
+        # known, and a row outside the crop or washed out by glare or motion looks the same
+        return 0, min(0.4, 0.8 * a.sharp), None
     best: list[tuple[int, int, int, int]] = []
     for ref in cands:
         cy = ref[1] + ref[3] / 2
