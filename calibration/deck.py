@@ -76,6 +76,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 
 from calibration.errors import CalibrationError
@@ -90,12 +91,15 @@ from calibration.features import (
     Descriptor,
     TemplateBank,
     align_template,
+    best_nudge,
     blur_kernels,
     blur_luma,
+    blur_margin,
     describe,
     luma_cell_correlations,
     luma_cell_errors,
     masked_mean,
+    nudges,
     outlier_cells,
     quarter_turn,
     rotate_180,
@@ -543,6 +547,8 @@ class MatchConfig:
     unexplained: float = 3.0
     unexplained_other: float = 0.3
     turn_ratio: float = 0.7
+    nudge_share: float = 0.25
+    nudge_margin: int = 7
 
 
 @dataclass(frozen=True)
@@ -580,10 +586,22 @@ class _Views:
 
     def __init__(self, matcher: DeckMatcher, q: Descriptor, shifts: np.ndarray, usable: np.ndarray,
                  kernel: np.ndarray | None = None) -> None:
-        self._m, self._q, self._shifts, self.usable, self.kernel = matcher, q, shifts, usable, kernel
+        self._m, self._q, self._shifts, self.usable, self._kernel = matcher, q, shifts, usable, kernel
+        self.margin = blur_margin(kernel)
         self._sharp: dict[int, np.ndarray] = {}
         self._blurred: dict[int, np.ndarray] = {}
         self._blurred_shifted: dict[int, np.ndarray] = {}
+        self._nudged: dict[int, np.ndarray] = {}
+
+    @property
+    def kernel(self) -> np.ndarray | None:
+        """The blur the query is seen through (None: sharp)."""
+        return self._kernel
+
+    @kernel.setter
+    def kernel(self, kernel: np.ndarray | None) -> None:
+        self._kernel = kernel
+        self.margin = blur_margin(kernel)
 
     def shifted(self, card: int) -> np.ndarray:
         """``card``'s template at the shift that fits the query best."""
@@ -603,6 +621,12 @@ class _Views:
             warp = align_template(self._q.luma, blur_luma(template, self.kernel), self.usable, dx, dy)
             self._sharp[card] = self.shifted(card) if warp is None else warp_luma(template, warp)
         return self._sharp[card]
+
+    def nudged(self, card: int) -> np.ndarray:
+        """:meth:`blurred` moved by small shifts (:func:`calibration.features.nudges`)."""
+        if card not in self._nudged:
+            self._nudged[card] = nudges(self.blurred(card))
+        return self._nudged[card]
 
     def blurred(self, card: int) -> np.ndarray:
         """``card``'s template laid over the query and blurred like it."""
@@ -765,8 +789,13 @@ class DeckMatcher:
         evidence = np.ones((n, n))
         for i in range(n):
             for j in range(i + 1, n):
-                e = self._pair_evidence(q, views.blurred(close[i]), views.blurred(close[j]), usable)
+                e = self._pair_evidence(q, views.blurred(close[i]), views.blurred(close[j]), usable,
+                                        (views.nudged(close[i]), views.nudged(close[j])))
+                if _DEBUG:
+                    _DEBUG.append(("pair", i, j, e))
                 evidence[i, j], evidence[j, i] = e, -e
+        if _DEBUG:
+            _DEBUG.append(("pairs", [self.deck.labels[c].identity for c in close], evidence.tolist(), hidden))
         worst = evidence.min(axis=1)
         win = int(worst.argmax())
         winner = close[win]
@@ -787,12 +816,13 @@ class DeckMatcher:
 
         Without blur these are the ``sharp`` outlier cells. A blurred query leaves the print that
         tells cards apart fitting no sharp template, so the cells are found again against the
-        candidates as blurred by the query's kernel.
+        candidates as blurred by the query's kernel, leaving out the pixels that the blur fills
+        from outside the descriptor (:func:`calibration.features.blur_margin`).
         """
         if views.kernel is None:
             return sharp
         seen = np.stack([views.blurred(c) for c in cards])
-        return outlier_cells(luma_cell_errors(q.luma, seen), self.config.keep, self.outlier)
+        return outlier_cells(luma_cell_errors(q.luma, seen, ~views.margin), self.config.keep, self.outlier)
 
     def _followed(self, q: Descriptor, cards: Sequence[int], views: _Views) -> np.ndarray:
         """Cells (boolean, grid order) whose print follows one of ``cards`` laid over the query and
@@ -846,30 +876,51 @@ class DeckMatcher:
         errors = [float(((blur_luma(template, k) - q.luma)[usable] ** 2).mean()) for k in self._kernels]
         return self._kernels[int(np.argmin(errors))]
 
-    def _pair_evidence(self, q: Descriptor, ta: np.ndarray, tb: np.ndarray, usable: np.ndarray) -> float:
+    def _pair_evidence(self, q: Descriptor, ta: np.ndarray, tb: np.ndarray, usable: np.ndarray,
+                       nudged: tuple[np.ndarray, np.ndarray] | None = None) -> float:
         """In [-1, 1]: how much better template ``ta`` fits than ``tb`` where the two differ.
 
-        Both are laid over the query and blurred like it. Only ``usable`` pixels (not in outlier
+        Both are laid over the query and blurred like it. With ``nudged`` (both moved by small
+        shifts, :func:`calibration.features.nudges`), each is first moved to fit the query best
+        around where the two differ, as the part that tells them apart can sit a pixel or two
+        off in one enrollment crop. Only ``usable`` pixels (not in outlier
         cells) take part; 0 when none of them differ, or when less than
         ``MatchConfig.pair_visible`` of the pixels where the two differ most are usable (what
         tells them apart is hidden, and the rest would decide on noise) and what is left in view
         of the card differs too little (``MatchConfig.pair_strong``, ``pair_strong_seen``).
         """
         cfg = self.config
+        around = np.ones_like(usable)
+        if nudged is not None:
+            # Moved separately, the two also differ where they agree; only the part around where
+            # they differ counts.
+            apart = np.abs(ta - tb)
+            around = cv2.dilate((apart >= cfg.nudge_share * float(apart.max())).astype(np.uint8),
+                                np.ones((cfg.nudge_margin, cfg.nudge_margin), np.uint8)).astype(bool)
+            ta, tb = best_nudge(q.luma, nudged[0], around & usable), best_nudge(q.luma, nudged[1], around & usable)
         k = max(8, int(ta.size * cfg.pair_pixels))
-        whole = np.abs(ta - tb)
+        whole = np.where(around, np.abs(ta - tb), 0.0)
         kth = float(np.partition(whole.ravel(), whole.size - k)[whole.size - k])
         top = whole >= kth
         relaxed = float(usable[top].mean()) < cfg.pair_visible
         if relaxed and (float(usable.mean()) < cfg.pair_strong_seen
                         or int((usable & (whole >= cfg.pair_strong * kth)).sum()) < k):
             return 0.0
-        d = np.where(usable, ta - tb, 0.0)
+        d = np.where(usable & around, ta - tb, 0.0)
         spread = float((d * d).sum())
         if spread < 1e-6:
             return 0.0
         # Where the query lies on the line from tb (-1) to ta (+1), measured where they differ.
         e = float(np.clip((d * (2 * q.luma - ta - tb)).sum() / spread, -1.0, 1.0))
+        if _DEBUG:
+            rest = usable & ~around
+            sigma = float(np.sqrt(((q.luma - (ta + tb) / 2)[rest] ** 2).mean())) if rest.any() else 1.0
+            num = (d * (2 * q.luma - ta - tb)).reshape(GRID_H, LUMA_H // GRID_H, GRID_W, LUMA_W // GRID_W).sum(axis=(1, 3))
+            den = (d * d).reshape(GRID_H, LUMA_H // GRID_H, GRID_W, LUMA_W // GRID_W).sum(axis=(1, 3))
+            big = den >= 0.1 * spread
+            cmin = float((num[big] / den[big]).min()) if big.any() else 0.0
+            cmax = float((num[big] / den[big]).max()) if big.any() else 0.0
+            _DEBUG.append(("z", e * np.sqrt(spread) / (2 * max(sigma, 1e-3)), sigma, spread, relaxed, cmin, cmax))
         if relaxed:
             # Decided although most of where they differ is hidden: only for the card whose own
             # print lies hidden (glare on its blisters). The other would need that part blank,

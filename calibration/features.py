@@ -133,10 +133,10 @@ def _streak(length: float, angle_deg: float) -> np.ndarray:
     return _kernel(draw, length / 2)
 
 
-BLUR_DISKS = (1.0, 1.5, 2.0, 2.5, 3.0)
+BLUR_DISKS = (1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0)
 """Radii (luma pixels) of the defocus blurs a camera may add (a small card far from the camera
 takes a wide one)."""
-BLUR_STREAKS = (3.0, 5.0, 7.0, 9.0)
+BLUR_STREAKS = (3.0, 5.0, 7.0, 9.0, 11.0, 13.0)
 """Lengths (luma pixels) of the motion streaks a camera may add, each in BLUR_ANGLES directions."""
 BLUR_ANGLES = (0.0, 22.5, 45.0, 67.5, 90.0, 112.5, 135.0, 157.5)
 """Directions (degrees) of the streaks: a long streak 22 degrees off its model fits no better than
@@ -154,6 +154,19 @@ def blur_luma(luma: np.ndarray, kernel: np.ndarray | None) -> np.ndarray:
         return luma
     b = cv2.filter2D(luma, -1, kernel, borderType=cv2.BORDER_REFLECT)
     return np.clip(b * (float(luma.std()) / max(float(b.std()), 1e-3)), -CLIP, CLIP)
+
+
+def blur_margin(kernel: np.ndarray | None, share: float = 0.03) -> np.ndarray:
+    """Pixels (boolean, H x W) of a luma descriptor that a blur through ``kernel`` fills partly
+    (more than ``share`` of their weight) from outside the descriptor.
+
+    A blurred crop carries the card's frame and the table into these pixels, which a template
+    cut at the descriptor's edge cannot show; none for no kernel.
+    """
+    if kernel is None:
+        return np.zeros((LUMA_H, LUMA_W), bool)
+    inside = cv2.filter2D(np.ones((LUMA_H, LUMA_W), np.float32), -1, kernel, borderType=cv2.BORDER_CONSTANT)
+    return inside < 1.0 - share
 
 
 ALIGN_ITERATIONS = 12
@@ -220,16 +233,41 @@ SHIFTS = (-1.0, -0.5, 0.0, 0.5, 1.0)
 cut out a millimetre off (in its enrollment photo, or at the table) still lines up with itself."""
 
 
+def _moved(img: np.ndarray, dx: float, dy: float) -> np.ndarray:
+    """``img`` moved by (dx, dy) of its own pixels (edges repeated)."""
+    m = np.float32([[1, 0, dx], [0, 1, dy]])
+    return cv2.warpAffine(img, m, (img.shape[1], img.shape[0]), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
 def shifted(luma: np.ndarray, chroma: np.ndarray, dx: float, dy: float) -> tuple[np.ndarray, np.ndarray]:
     """A descriptor's ``luma`` (H, W) and ``chroma`` (h, w, 2) moved by (dx, dy) luma pixels."""
     if dx == 0 and dy == 0:
         return luma, chroma
-    lm = np.float32([[1, 0, dx], [0, 1, dy]])
-    cm = np.float32([[1, 0, dx * CHROMA_W / LUMA_W], [0, 1, dy * CHROMA_H / LUMA_H]])
-    return (cv2.warpAffine(luma, lm, (luma.shape[1], luma.shape[0]), flags=cv2.INTER_LINEAR,
-                           borderMode=cv2.BORDER_REPLICATE),
-            cv2.warpAffine(chroma, cm, (chroma.shape[1], chroma.shape[0]), flags=cv2.INTER_LINEAR,
-                           borderMode=cv2.BORDER_REPLICATE))
+    return _moved(luma, dx, dy), _moved(chroma, dx * CHROMA_W / LUMA_W, dy * CHROMA_H / LUMA_H)
+
+
+NUDGE_REACH = 2.0
+"""Farthest (luma pixels, in x and in y) a template is moved to fit the part of a card where two
+candidates differ (:func:`nudges`)."""
+NUDGE_STEP = 0.5
+
+
+def nudges(luma: np.ndarray, reach: float = NUDGE_REACH, step: float = NUDGE_STEP) -> np.ndarray:
+    """``luma`` (H, W) moved by every shift up to ``reach`` in x and y in steps of ``step``: (S, H, W).
+
+    The part of a card that tells two candidates apart (a blister column, a second digit) can sit
+    a pixel or two off in one enrollment crop while the rest of the card lines up.
+    """
+    steps = np.arange(-reach, reach + step / 2, step)
+    return np.stack([_moved(luma, float(dx), float(dy)) for dy in steps for dx in steps])
+
+
+def best_nudge(query: np.ndarray, moved: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The one of ``moved`` (S, H, W) that fits ``query`` (H, W) best on the ``mask`` pixels."""
+    if not mask.any():
+        return moved[len(moved) // 2]
+    errors = ((moved[:, mask] - query[mask][None]) ** 2).sum(axis=1)
+    return moved[int(errors.argmin())]
 
 
 class TemplateBank:
@@ -259,10 +297,16 @@ class TemplateBank:
         return cells.reshape(-1, self.variants, cells.shape[1])
 
 
-def luma_cell_errors(query: np.ndarray, templates: np.ndarray) -> np.ndarray:
-    """Mean squared luma differences per grid cell between a query (H, W) and templates (N, H, W)."""
+def luma_cell_errors(query: np.ndarray, templates: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+    """Mean squared luma differences per grid cell between a query (H, W) and templates (N, H, W).
+
+    With ``mask`` (H, W boolean), only its pixels count (0 in a cell without any).
+    """
     diff = templates.astype(np.float32) - query[None].astype(np.float32)
-    return (_cells(diff, LUMA_H, LUMA_W) ** 2).mean(axis=2)
+    if mask is None:
+        return (_cells(diff, LUMA_H, LUMA_W) ** 2).mean(axis=2)
+    weight = _cells(mask[None].astype(np.float32), LUMA_H, LUMA_W)
+    return ((_cells(diff, LUMA_H, LUMA_W) ** 2) * weight).sum(axis=2) / np.maximum(weight.sum(axis=2), 1.0)
 
 
 def luma_cell_correlations(query: np.ndarray, template: np.ndarray) -> np.ndarray:

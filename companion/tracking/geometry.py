@@ -143,3 +143,25 @@ def bounding_box(points: Sequence[Point], margin: float = 0.0) -> Polygon:
     ys = [p[1] for p in points]
     x0, y0, x1, y1 = min(xs) - margin, min(ys) - margin, max(xs) + margin, max(ys) + margin
     return ((x0, y0), (x1, y0), (x1, y1), (x0, y1))
+
+
+def convex_hull(points: Sequence[Point]) -> Polygon:
+    """The smallest convex polygon around ``points`` (monotone chain), counter-clockwise in
+    image coordinates' maths sense; collinear points are dropped."""
+    pts = sorted(set((float(x), float(y)) for x, y in points))
+    if len(pts) < 3:
+        return tuple(pts)
+
+    def cross(o: Point, a: Point, b: Point) -> float:
+        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
+    def half(seq: list[Point]) -> list[Point]:
+        out: list[Point] = []
+        for p in seq:
+            while len(out) >= 2 and cross(out[-2], out[-1], p) <= 0:
+                out.pop()
+            out.append(p)
+        return out
+
+    lower, upper = half(pts), half(pts[::-1])
+    return tuple(lower[:-1] + upper[:-1])

@@ -33,6 +33,8 @@ How it decides:
 
 from __future__ import annotations
 
+import math
+
 from collections import Counter, deque
 from dataclasses import dataclass, field, replace
 
@@ -45,6 +47,8 @@ from vision.types import CardDate, CardKind, CardObservation, FrameResult, Quad
 
 GLIMPSES_KEPT = 3
 """How many unsettled readings a track remembers until it settles."""
+GLIMPSE_REACH = 0.5
+"""A reading glimpsed on another track counts for a card settling within this many card sizes."""
 
 
 @dataclass(frozen=True)
@@ -158,9 +162,9 @@ class CardSettled:
     ``previous``: the reading it had when it last settled (None for a card new to the table).
     ``moved``: it settled somewhere else than where it last settled.
     ``evidence``: the observations that agree with ``card.reading`` (most recent last).
-    ``glimpsed``: readings confirmed on this track since it last settled that never settled
-    themselves (oldest first), e.g. a walk card covered by the next one while hands stayed over
-    the pile.
+    ``glimpsed``: readings confirmed where this card settles, since it last settled, that never
+    settled themselves: on its own track (oldest first), then on other tracks it covers; e.g. a
+    walk card covered by the next one while hands stayed over the pile.
     """
 
     card: SettledCard
@@ -203,6 +207,10 @@ class _Track:
     """The last jump went back to ``before``: the card rests at either outline."""
     glimpsed: list[Glimpse] = field(default_factory=list)
     """Readings confirmed here since the last settling that gave way to another unsettled."""
+    glimpse_told: bool = False
+    showing: bool = False
+    """This frame's observation read as the track's card (not unread, not another card)."""
+    """The current (unsettled) reading was handed on as a glimpse to a card settling over it."""
 
 
 def _same_card(reading: Reading | None, obs: CardObservation) -> bool:
@@ -338,6 +346,7 @@ class CardTracker:
                 track.last_change = now
                 track.moved_now = True
                 track.votes.clear()
+        track.showing = _votes(obs, cfg) and track.reading is not None and Reading.of(obs) == track.reading
         if _votes(obs, cfg):
             track.votes.append((Reading.of(obs), obs, now))
             while len(track.votes) > cfg.vote_window:
@@ -352,6 +361,7 @@ class CardTracker:
                 # the card changed when the new reading started to be seen, not when it won
                 track.last_change = max(track.last_change, min(t for r, _, t in track.votes if r == majority))
             track.reading = majority
+            track.glimpse_told = False
 
     def _majority(self, track: _Track) -> Reading | None:
         if len(track.votes) < self.config.min_votes:
@@ -366,6 +376,24 @@ class CardTracker:
         blisters = Counter(r.blisters for r, _, _ in track.votes
                            if r.blisters is not None and replace(r, blisters=None) == card)
         return replace(card, blisters=blisters.most_common(1)[0][0]) if blisters else card
+
+    def _covered(self, track: _Track) -> list[Glimpse]:
+        """Glimpses of other tracks where ``track`` settles: readings confirmed there (or where
+        the track rested before its last jump) that never settled and do not show now (the card
+        settling covers them, or leaves only an unreadable edge); each is told once."""
+        out: list[Glimpse] = []
+        reach = GLIMPSE_REACH * card_size(track.anchor)
+        for other in sorted(self._tracks.values(), key=lambda t: t.track_id):
+            reading = other.reading
+            places = [other.anchor] + ([other.before] if other.before is not None else [])
+            if (other is track or (other.seen_now and other.showing) or reading is None or not reading.known
+                    or other.glimpse_told or (other.settled is not None and other.settled.reading == reading)
+                    or min(math.dist(q.centroid, track.anchor.centroid) for q in places) > reach):
+                continue
+            other.glimpse_told = True
+            agreeing = tuple(o for r, o, _ in other.votes if r == reading)[-self.config.evidence_size:]
+            out.append(Glimpse(reading, agreeing))
+        return out
 
     def _is_busy(self, new_tracks: list[_Track], hand: bool | None) -> bool:
         if hand:
@@ -400,7 +428,7 @@ class CardTracker:
             track.settled = card
             moved = old is not None and corner_shift(old.quad, track.anchor) > self._tolerance(old.quad)
             evidence = tuple(o for r, o, _ in track.votes if r == confirmed)[-cfg.evidence_size:]
-            glimpsed = tuple(g for g in track.glimpsed if g.reading != confirmed)
+            glimpsed = tuple(g for g in track.glimpsed + self._covered(track) if g.reading != confirmed)
             track.glimpsed = []
             events.append(CardSettled(card, old.reading if old else None, moved, evidence, glimpsed))
         for track in sorted(self._tracks.values(), key=lambda t: t.track_id):

@@ -15,13 +15,14 @@ from enum import Enum
 from typing import Any
 
 from companion.errors import CompanionError
-from companion.tracking.geometry import Polygon, bounding_box, card_size, expand_quad, point_in_polygon
+from companion.tracking.geometry import Polygon, bounding_box, card_size, convex_hull, expand_quad, point_in_polygon
 from vision.types import Point, Quad
 
 PILE_GROWTH = 1.4  # the walk pile zone: the top card grown by this factor around its centre
 GLADIOLA_REACH = 2.5  # "beside the pile": within this many card sizes of the pile's centre
 ROW_HALF_WIDTH = 0.9  # the Valais row band: this many card sizes either side of the row line
 ROW_END_REACH = 2.0  # and this many card sizes beyond the first and last card
+ROW_CARD_REACH = 1.5  # and (convex hull) each card of the row grown by this factor round its centre
 ROW_LINE_GAP = 1.1  # a row going on in another line: lines this many card sizes apart across it
 DISPLAY_MARGIN = 0.6  # the income display: bounding box of its cards plus this many card sizes
 
@@ -172,7 +173,8 @@ def _principal_axis(points: Sequence[Point]) -> tuple[Point, Point]:
 
 
 def row_zone(quads: Sequence[Quad]) -> Zone:
-    """The band around the straight line that best fits the row of card centres."""
+    """The band around the straight line that best fits the row of card centres, with (from
+    three cards on) a margin round every card: the convex hull of both."""
     if not quads:
         raise CompanionError("row zone: expected at least one card of the row, got none")
     centres = [q.centroid for q in quads]
@@ -186,7 +188,11 @@ def row_zone(quads: Sequence[Quad]) -> Zone:
         (mx + dx * a + nx * s * half, my + dy * a + ny * s * half)
         for a, s in ((lo, -1), (hi, -1), (hi, 1), (lo, 1))
     ]
-    return Zone(ZoneKind.ROW, tuple(corners))
+    if len(quads) < 3:
+        return Zone(ZoneKind.ROW, tuple(corners))
+    # a row going on in a second line, or bent: the band grows to take in a margin round each card
+    around = [p for q in quads for p in expand_quad(q, ROW_CARD_REACH)]
+    return Zone(ZoneKind.ROW, convex_hull(corners + around))
 
 
 def order_along_row(points: Sequence[Point], size: float | None = None) -> list[int]:

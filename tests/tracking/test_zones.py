@@ -8,7 +8,7 @@ import pytest
 
 from companion.errors import CompanionError
 from companion.tracking import Zone, ZoneKind, Zones
-from companion.tracking.geometry import quad_iou, quarter_turns, up_angle
+from companion.tracking.geometry import convex_hull, quad_iou, quarter_turns, up_angle
 from companion.tracking.zones import beside_pile, gladiola_zones, order_along_row, row_zone
 from tests.tracking.film import card_quad
 
@@ -52,6 +52,23 @@ def test_row_zone_holds_the_row_and_its_ends_but_not_far_cards():
     assert all(zone.holds(q) for q in quads)
     assert zone.holds(card_quad(400 - 80, 300)) and zone.holds(card_quad(400 + 80 * 4, 300))
     assert not zone.holds(card_quad(500, 600))
+
+
+def test_row_zone_takes_in_a_second_line_begun_under_the_row():
+    # Eight cards in a row, the row going on under its start: a card put beside the first card
+    # of the second line is in the zone, a card two lines further down is not.
+    quads = [card_quad(200 + 80 * k, 200) for k in range(8)] + [card_quad(200, 330)]
+    zone = row_zone(quads)
+    assert all(zone.holds(q) for q in quads)
+    assert zone.holds(card_quad(280, 330))
+    assert not zone.holds(card_quad(280, 600))
+    assert not row_zone(quads[:8]).holds(card_quad(280, 330))  # the band alone would miss it
+
+
+def test_convex_hull_drops_inner_and_collinear_points():
+    hull = convex_hull([(0, 0), (4, 0), (2, 0), (4, 3), (0, 3), (1, 1), (4, 3)])
+    assert sorted(hull) == [(0.0, 0.0), (0.0, 3.0), (4.0, 0.0), (4.0, 3.0)]
+    assert convex_hull([(1, 1), (2, 2)]) == ((1.0, 1.0), (2.0, 2.0))
 
 
 def test_gladiola_zones_beside_but_not_on_the_pile():

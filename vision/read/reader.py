@@ -374,14 +374,17 @@ def _warm(lab: np.ndarray, paper: np.ndarray) -> np.ndarray:
     return (d[..., 2] > 4) & (d[..., 1] > -4) & (d[..., 1] < 30) & (d[..., 2] + 4 > d[..., 1])
 
 
-def _row_window(lab: np.ndarray, paper: np.ndarray, win: int, expected: int) -> int:
+def _row_window(lab: np.ndarray, paper: np.ndarray, win: int, expected: int, reach: int) -> int:
     """First row of the ``win``-high window holding the plaster row within a tall band.
 
-    Windows are ranked by their share of plaster-coloured pixels (dark print, borders and the
-    accent marks are not warm), ties broken towards the printed place ``expected``; a band with
-    hardly any warm pixel keeps the window where off-paper pixels are densest near ``expected``.
+    Windows are ranked by their share of plaster-coloured pixels, judged against each column's
+    median colour in the band (mostly paper: light gradients and glare cancel out), ties broken
+    towards the printed place ``expected`` (windows start at most ``reach`` rows from it); a band
+    with hardly any warm pixel keeps the window where off-paper pixels are densest near
+    ``expected``.
     """
-    warm = _warm(lab, paper).mean(axis=1).astype(np.float32)
+    ref = cv2.blur(np.median(lab, axis=0)[None, :, :], (15, 1))[0]
+    warm = _warm(lab, ref[None, :, :]).mean(axis=1).astype(np.float32)
     off = (np.sqrt(((lab - paper) ** 2).sum(axis=2)) > 22).mean(axis=1).astype(np.float32)
     kernel = np.ones(win, np.float32)
     warm_p = np.convolve(warm, kernel, mode="valid")
@@ -389,39 +392,50 @@ def _row_window(lab: np.ndarray, paper: np.ndarray, win: int, expected: int) -> 
     if not len(warm_p):
         return 0
     idx = np.arange(len(warm_p))
-    near = 1.0 - 0.002 * np.abs(idx - expected)
-    if float(warm_p.max()) >= 0.15 * win * 0.3:
+    near = np.where(np.abs(idx - expected) <= reach, 1.0 - 0.002 * np.abs(idx - expected), 0.0)
+    if float((warm_p * near).max()) >= 0.05 * win:
         return int(np.argmax(warm_p * near))
     close = np.abs(idx - expected) <= max(1, win // 4)
     return int(np.argmax(np.where(close, off_p, -1.0)))
 
 
-def _paper_centre(lab: np.ndarray, paper: np.ndarray, at: float) -> float | None:
-    """Centre column of the paper around column ``at`` in rows just off the plaster row, or None
-    when the paper runs into a side of the crop (the card's edge there is not seen)."""
-    if not len(lab):
-        return None
-    dist = np.median(np.sqrt(((lab - paper) ** 2).sum(axis=2)), axis=0)
-    paperish = dist < 25
+def _paper_centre(sides: list[np.ndarray], paper: np.ndarray, at: float) -> float | None:
+    """Centre column of the paper around column ``at``, judged in the rows just above and just
+    below the plaster row (a column is paper when either side is: a title or a corner label
+    may lie on one side), or None when the paper runs into a side of the crop (the card's edge
+    is not seen there) or is implausibly narrow."""
+    paperish = np.zeros(sides[0].shape[1], bool)
+    for side in sides:
+        paperish |= np.median(np.sqrt(((side - paper) ** 2).sum(axis=2)), axis=0) < 25
     n = len(paperish)
     c = int(np.clip(round(at), 0, n - 1))
-    gap, left = 0, c
-    for x in range(c, -1, -1):
-        gap = 0 if paperish[x] else gap + 1
-        if gap > 3:
-            break
-        if paperish[x]:
-            left = x
-    gap, right = 0, c
-    for x in range(c, n):
-        gap = 0 if paperish[x] else gap + 1
-        if gap > 3:
-            break
-        if paperish[x]:
-            right = x
+    ends = []
+    for step in (-1, 1):
+        gap, end = 0, c
+        x = c
+        while 0 <= x < n and gap <= 3:
+            gap = 0 if paperish[x] else gap + 1
+            if paperish[x]:
+                end = x
+            x += step
+        ends.append(end)
+    left, right = ends
     if left <= 3 or right >= n - 4 or right - left < 0.6 * n:
         return None
     return (left + right + 1) / 2
+
+
+def _join_halves(runs: list[list[int]], unit: float) -> list[list[int]]:
+    """Runs of occupied columns joined where a plaster's pale middle pad split one in two: the
+    next run is taken in while the joined span stays within one plaster (1.25 x its printed
+    length; two whole plasters span twice that even in a magnifying crop)."""
+    out: list[list[int]] = []
+    for r in runs:
+        if out and r[1] - out[-1][0] <= 1.25 * unit and r[0] - out[-1][1] <= 0.4 * unit:
+            out[-1] = [out[-1][0], r[1]]
+        else:
+            out.append(list(r))
+    return out
 
 
 def count_blisters_in_row(a: _Analysis, kind: CardKind, flipped: bool) -> tuple[int, float]:
@@ -440,27 +454,32 @@ def count_blisters_in_row(a: _Analysis, kind: CardKind, flipped: bool) -> tuple[
     if top_mm is None:
         return 0, 0.0
     ppy, ppx = READ_H / CARD_H_MM, READ_W / CARD_W_MM
-    search = BLISTER_SEARCH_MM
-    y0_mm, y1_mm = top_mm - search, top_mm + BLISTER_H_MM + search
+    search, beside = BLISTER_SEARCH_MM, 2.0  # (beside: paper looked at above and below the row)
+    y0_mm, y1_mm = top_mm - search - beside, top_mm + BLISTER_H_MM + search + beside
     if flipped:
         y0_mm, y1_mm = CARD_H_MM - y1_mm, CARD_H_MM - y0_mm
     x0, x1 = int(4.9 * ppx), int((CARD_W_MM - 4.9) * ppx)
     band_y0 = int(y0_mm * ppy)
-    full = cv2.cvtColor(a.bgr[band_y0: int(np.ceil(y1_mm * ppy))], cv2.COLOR_BGR2LAB).astype(np.float32)
+    full = cv2.cvtColor(a.bgr[max(0, band_y0): int(np.ceil(y1_mm * ppy))], cv2.COLOR_BGR2LAB).astype(np.float32)
     lab = full[:, x0:x1]
     paper = cv2.cvtColor(a.paper.reshape(1, 1, 3).astype(np.uint8), cv2.COLOR_BGR2LAB).astype(np.float32)[0, 0]
     win = int(round((BLISTER_H_MM + 1.6) * ppy))
-    start = _row_window(lab, paper, win, int(round(search * ppy)))
+    start = _row_window(lab, paper, win, int(round((search + beside) * ppy)) - int(round(0.8 * ppy)),
+                        int(round(search * ppy)))
     # compare with the paper just above and below the row, column by column, so glare or a
     # light gradient across the card does not wash out a plaster
-    reach = int(round(2.0 * ppy))
+    reach = int(round(beside * ppy))
     above = slice(max(0, start - 1 - reach), max(1, start - 1))
     below = slice(start + win + 1, start + win + 1 + reach)
-    outside_full = np.concatenate([full[above], full[below]], axis=0)
-    outside = outside_full[:, x0:x1]
     off = (np.sqrt(((lab - paper) ** 2).sum(axis=2)) > 22).astype(np.float32)
-    if len(outside) >= 3:
-        local = cv2.blur(np.median(outside, axis=0)[None, :, :], (15, 1))[0]
+    sides = [full[part, x0:x1] for part in (above, below) if len(full[part]) >= 2]
+    if sides:
+        # per column, the side nearer the paper colour (a FINISH banner's chequer lies just
+        # above the row, a walk card's corner label may reach down beside it)
+        meds = [np.median(side, axis=0) for side in sides]
+        dists = [np.sqrt(((m - paper) ** 2).sum(axis=1)) for m in meds]
+        local = meds[0] if len(meds) == 1 else np.where((dists[0] <= dists[1])[:, None], meds[0], meds[1])
+        local = cv2.blur(local[None, :, :], (15, 1))[0]
         off = (np.sqrt(((lab - local[None, :, :]) ** 2).sum(axis=2)) > 16).astype(np.float32)
     occupied = off[start: start + win].mean(axis=0) > 0.3
     runs_lr: list[list[int]] = []
@@ -472,8 +491,15 @@ def count_blisters_in_row(a: _Analysis, kind: CardKind, flipped: bool) -> tuple[
     unit = BLISTER_MM * ppx
     size = occupied.size
     # a short run at the band's end is the border or table past a slightly misplaced corner
-    runs_lr = [r for r in runs_lr
-               if r[1] - r[0] >= 3 and not ((r[0] == 0 or r[1] == size) and r[1] - r[0] < 0.6 * unit)]
+    kept = [r for r in runs_lr
+            if r[1] - r[0] >= 3 and not ((r[0] == 0 or r[1] == size) and r[1] - r[0] < 0.6 * unit)]
+    cut_end = any((r[0] == 0 or r[1] == size) and r not in kept for r in runs_lr)
+    runs_lr = kept
+    # a speck far from every larger piece is noise or print, not a plaster
+    big = [r for r in runs_lr if r[1] - r[0] >= 0.3 * unit]
+    runs_lr = [r for r in runs_lr if r in big or not big
+               or min(max(q[0] - r[1], r[0] - q[1]) for q in big) <= 0.5 * unit]
+    runs_lr = _join_halves(runs_lr, unit)
     width = sum(r[1] - r[0] for r in runs_lr)
     if width < 0.3 * unit:
         # a clean band is a zero only on a sharp print whose band is not washed out by glare
@@ -490,7 +516,8 @@ def count_blisters_in_row(a: _Analysis, kind: CardKind, flipped: bool) -> tuple[
         if len(pieces) != len(runs_lr) - 2 or a.sharp < 0.6:
             return len(runs_lr), 0.0
         return len(runs_lr), 0.6
-    paper_mid = _paper_centre(outside_full, paper, (left + right) / 2 + x0) if len(outside_full) >= 3 else None
+    full_sides = [full[part] for part in (above, below) if len(full[part]) >= 2]
+    paper_mid = _paper_centre(full_sides, paper, (left + right) / 2 + x0) if full_sides else None
     centre_px = (paper_mid if paper_mid is not None else READ_W / 2) - x0
     tolerance = ROW_CENTRE_MM * ppx if paper_mid is not None else 0.06 * READ_W
     edge_factor = 1.0
@@ -507,7 +534,9 @@ def count_blisters_in_row(a: _Analysis, kind: CardKind, flipped: bool) -> tuple[
                  and max(widths) <= 1.3 * min(widths)
                  and all(1 <= g <= 0.45 * float(np.median(widths)) for g in gaps))
     scale = 1.0
-    if pieces_ok:
+    if pieces_ok and paper_mid is not None:
+        # (only where the card's edges are seen: a quad cutting the card off through a plaster
+        # magnifies the rest of the row, which then looks complete at a larger scale)
         pitch_px = (right - left + float(np.median(gaps))) / len(runs_lr)
         scale = float(np.clip(pitch_px / ((BLISTER_MM + BLISTER_GAP_MM) * ppx), 0.8, 1.3))
     cols = np.arange(max(0, left), min(size, right))
@@ -527,7 +556,15 @@ def count_blisters_in_row(a: _Analysis, kind: CardKind, flipped: bool) -> tuple[
     filled = float(occupied[cols].mean()) if len(cols) else 0.0
     if filled < 0.6:
         conf *= 0.5
+    if cut_end and paper_mid is None:
+        conf = min(conf, 0.4)  # something runs out of the band where the card's edge is not seen
+    if _DBG is not None:
+        _DBG.append(dict(start=start, runs=runs_lr, paper_mid=paper_mid, centre=centre + x0, count=count, total=total,
+                         pieces_ok=pieces_ok, scale=scale, filled=filled, conf=conf, flipped=flipped, cut=cut_end))
     return count, conf
+
+
+_DBG = None
 
 
 # ------------------------------------------------------------------------------------------------
@@ -727,6 +764,10 @@ def read_card(card: np.ndarray, deck: Deck = Deck()) -> CardReading:
         oconf = float(np.clip(abs(up) / 1.0, 0, 1))
         nblisters, bconf = (n_down, c_down) if flipped else (n_up, c_up)
         bconf *= oconf
+        if nblisters == 0 and (top.corner is None or bottom.corner is None):
+            # a clean band proves no plaster only when the crop holds the whole card: with one
+            # corner index unseen the quad may have cut the card short and moved the row away
+            bconf = min(bconf, 0.4)
         candidates.append(CardReading(
             kind=kind, face=Face.FRONT, flipped=flipped, value=corner.value, blisters=nblisters,
             confidence=min(cconf, bconf), field_confidences=FieldConfidences(kind=cconf, value=cconf, blisters=bconf),
