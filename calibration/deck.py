@@ -36,7 +36,18 @@ candidates as seen through the blur that fits it best
 again against those blurred candidates, because blur leaves the print that tells cards apart
 fitting no sharp template; the looks that fit best through that blur join the candidates. The
 evidence between two candidates is where the query lies on the line from one to the other,
-measured on the pixels where they differ (+1: exactly the first).
+measured on the pixels where they differ (+1: exactly the first), after each was moved by up to
+two descriptor pixels to fit the query there (the blister column or a second digit can sit a
+little off in one enrollment crop; :func:`calibration.features.nudges`). Cells whose print
+follows one of the candidates (coloured blisters that stand out more than at enrollment) count
+as seen, and the pixels a blur fills from outside the descriptor do not decide which cells are
+hidden. A lead below the acceptance still decides when it is steady: clear of the query's own
+noise and contradicted by no part of where the two differ (heavy defocus or motion on a small
+card).
+
+Crops on their side. A crop cut from a quad whose long side was misjudged (strong perspective)
+shows the card a quarter turn round; when no answer comes as given, the crop turned back is
+tried and an answer from it says ``turned``.
 
 Verification. An answer also needs ``MatchConfig.min_print`` of the best card's own print (its
 luma energy) in cells that are not hidden: a card that is not in the deck can fit an enrolled
@@ -106,7 +117,6 @@ from calibration.features import (
     warp_luma,
 )
 
-_DEBUG: list = []
 DECK_FORMAT = "table-companion-deck"
 DECK_VERSION = 1
 DESCRIPTOR_PARAMS: dict[str, Any] = {"luma": [LUMA_W, LUMA_H], "chroma": [CHROMA_W, CHROMA_H],
@@ -519,7 +529,16 @@ class MatchConfig:
     ``unexplained``, ``unexplained_other``: a hidden cell that the close candidates all misfit by
     more than the first, and a card of another look fits within the second, refuses an answer;
     ``turn_ratio``: a crop without an answer is matched a quarter turn round when its best card
-    fits that way within this share of the best distance as given.
+    fits that way within this share of the best distance as given;
+    ``nudge_share``, ``nudge_margin``: two close candidates are each moved by a small shift to fit
+    the query around the pixels where they differ by at least this share of their largest
+    difference (grown by a square of this many pixels), and compared there only;
+    ``steady_accept``, ``steady_margin``, ``steady_cells``, ``steady_share``: a lead below the
+    pair acceptance still decides when it is at least ``steady_accept``, at least
+    ``steady_margin`` standard deviations of the query's own noise, and no grid cell holding
+    ``steady_share`` of the difference leans to the other card by more than ``-steady_cells``,
+    and only while the winner, laid over the query and blurred like it, fits the seen part of the
+    query within a mean squared difference of ``steady_fit`` (nothing else lies on the card).
     """
 
     keep: float = 0.7
@@ -549,6 +568,11 @@ class MatchConfig:
     turn_ratio: float = 0.7
     nudge_share: float = 0.25
     nudge_margin: int = 7
+    steady_accept: float = 0.15
+    steady_margin: float = 2.5
+    steady_cells: float = -0.25
+    steady_share: float = 0.1
+    steady_fit: float = 0.2
 
 
 @dataclass(frozen=True)
@@ -578,6 +602,28 @@ class Match:
 def _pixels(cells: np.ndarray) -> np.ndarray:
     """A boolean (GRID_H * GRID_W,) cell mask as a (LUMA_H, LUMA_W) pixel mask."""
     return np.kron(cells.reshape(GRID_H, GRID_W), np.ones((LUMA_H // GRID_H, LUMA_W // GRID_W), dtype=bool))
+
+
+@dataclass(frozen=True)
+class _Support:
+    """How a query lies between two candidates (first and second) where the two differ.
+
+    ``evidence`` in [-1, 1]: where the query lies on the line from the second (-1) to the first
+    (+1); ``margin``: that lean in standard deviations of the query's own noise (its distance to
+    both where they agree); ``weakest`` and ``strongest``: the evidence of the grid cells that
+    hold a fair share of the difference (``MatchConfig.steady_share``), least and most in favour
+    of the first (the evidence as a whole when no cell holds that much). All 0 when the two cannot
+    be compared; ``margin`` 0 when they are compared on mostly hidden pixels.
+    """
+
+    evidence: float = 0.0
+    margin: float = 0.0
+    weakest: float = 0.0
+    strongest: float = 0.0
+
+    def turned(self) -> _Support:
+        """The same comparison seen from the second card."""
+        return _Support(-self.evidence, -self.margin, -self.strongest, -self.weakest)
 
 
 class _Views:
@@ -770,8 +816,6 @@ class DeckMatcher:
         errors = {c: float(((views.blurred(c) - q.luma)[views.usable] ** 2).mean()) for c in near}
         near.sort(key=errors.__getitem__)
         best = near[0]
-        if _DEBUG:
-            _DEBUG.append(("near", [(self.deck.labels[c].identity, round(errors[c], 3)) for c in near], views.kernel is not None and views.kernel.shape, float(sharp.mean())))
         refused = self._refuse_print(q, best, views, sharp)
         if refused:
             return None, refused
@@ -784,25 +828,34 @@ class DeckMatcher:
             return None, refused
         usable = _pixels(~(hidden_cells & ~self._followed(q, close, views)))
         n = len(close)
-        if _DEBUG:
-            _DEBUG.append(("close", q.luma, [(self.deck.labels[c].identity, views.blurred(c)) for c in close], usable))
         evidence = np.ones((n, n))
+        steady = np.ones((n, n), bool)
         for i in range(n):
             for j in range(i + 1, n):
-                e = self._pair_evidence(q, views.blurred(close[i]), views.blurred(close[j]), usable,
-                                        (views.nudged(close[i]), views.nudged(close[j])))
-                if _DEBUG:
-                    _DEBUG.append(("pair", i, j, e))
-                evidence[i, j], evidence[j, i] = e, -e
-        if _DEBUG:
-            _DEBUG.append(("pairs", [self.deck.labels[c].identity for c in close], evidence.tolist(), hidden))
+                s = self._pair_support(q, views.blurred(close[i]), views.blurred(close[j]), usable,
+                                       (views.nudged(close[i]), views.nudged(close[j])))
+                evidence[i, j], evidence[j, i] = s.evidence, -s.evidence
+                steady[i, j], steady[j, i] = self._steady(s, accept), self._steady(s.turned(), accept)
+                self._sup = getattr(self, "_sup", {}) if (i, j) != (0, 1) else {}  # DEBUG
+                self._sup[(i, j)] = (s.evidence, s.margin, s.weakest); t = s.turned(); self._sup[(j, i)] = (t.evidence, t.margin, t.weakest)  # DEBUG
         worst = evidence.min(axis=1)
         win = int(worst.argmax())
         winner = close[win]
+        self._trace = (self.deck.labels[winner].identity, min((self._sup[(win, j)] for j in range(n) if j != win), key=lambda t: t[2]), errors[winner])  # DEBUG
         if worst[win] >= accept:
             return self._answer(winner, bool(orient[best]), min(1.0, fit * (0.5 + float(worst[win]))),
                                 float(dist[winner]), blisters_sure=True), "pair"
-        undecided = [close[j] for j in range(n) if j != win and evidence[win, j] < accept]
+        if errors[winner] > cfg.steady_fit:
+            # Print that the winner does not explain (the edge of a card on top) can lean either
+            # way: only the usual acceptance decides.
+            steady[win] = evidence[win] >= accept
+        if all(steady[win, j] for j in range(n) if j != win):
+            return self._answer(winner, bool(orient[best]), fit * 0.5, float(dist[winner]), blisters_sure=True), \
+                f"steady pair: {self.deck.labels[winner].identity}:{worst[win]:.2f}"
+        # A rival left behind by a steady lead holds only if every rival does.
+        leaned = any(evidence[win, j] < accept and steady[win, j] for j in range(n) if j != win)
+        undecided = [close[j] for j in range(n) if j != win and not steady[win, j]
+                     and (evidence[win, j] < accept or leaned)]
         mine = self.deck.labels[winner]
         scores = " ".join(f"{self.deck.labels[c].identity}:{worst[k]:.2f}" for k, c in enumerate(close))
         if all(self.deck.labels[u].kind is mine.kind and self.deck.labels[u].value == mine.value
@@ -878,7 +931,20 @@ class DeckMatcher:
 
     def _pair_evidence(self, q: Descriptor, ta: np.ndarray, tb: np.ndarray, usable: np.ndarray,
                        nudged: tuple[np.ndarray, np.ndarray] | None = None) -> float:
-        """In [-1, 1]: how much better template ``ta`` fits than ``tb`` where the two differ.
+        """:attr:`_Support.evidence` of :meth:`_pair_support`."""
+        return self._pair_support(q, ta, tb, usable, nudged).evidence
+
+    def _steady(self, s: _Support, accept: float = 1.0) -> bool:
+        """Whether ``s`` holds for its first card even where its evidence is below the usual
+        acceptance (``accept``): contradicted by no part of where the two differ, and clear of the
+        query's noise or accepted anyway."""
+        cfg = self.config
+        clear = s.evidence >= accept or (s.evidence >= cfg.steady_accept and s.margin >= cfg.steady_margin)
+        return bool(clear and s.weakest >= cfg.steady_cells)
+
+    def _pair_support(self, q: Descriptor, ta: np.ndarray, tb: np.ndarray, usable: np.ndarray,
+                      nudged: tuple[np.ndarray, np.ndarray] | None = None) -> _Support:
+        """How much better template ``ta`` fits than ``tb`` where the two differ (see :class:`_Support`).
 
         Both are laid over the query and blurred like it. With ``nudged`` (both moved by small
         shifts, :func:`calibration.features.nudges`), each is first moved to fit the query best
@@ -905,30 +971,32 @@ class DeckMatcher:
         relaxed = float(usable[top].mean()) < cfg.pair_visible
         if relaxed and (float(usable.mean()) < cfg.pair_strong_seen
                         or int((usable & (whole >= cfg.pair_strong * kth)).sum()) < k):
-            return 0.0
+            return _Support()
         d = np.where(usable & around, ta - tb, 0.0)
         spread = float((d * d).sum())
         if spread < 1e-6:
-            return 0.0
+            return _Support()
         # Where the query lies on the line from tb (-1) to ta (+1), measured where they differ.
-        e = float(np.clip((d * (2 * q.luma - ta - tb)).sum() / spread, -1.0, 1.0))
-        if _DEBUG:
-            rest = usable & ~around
-            sigma = float(np.sqrt(((q.luma - (ta + tb) / 2)[rest] ** 2).mean())) if rest.any() else 1.0
-            num = (d * (2 * q.luma - ta - tb)).reshape(GRID_H, LUMA_H // GRID_H, GRID_W, LUMA_W // GRID_W).sum(axis=(1, 3))
-            den = (d * d).reshape(GRID_H, LUMA_H // GRID_H, GRID_W, LUMA_W // GRID_W).sum(axis=(1, 3))
-            big = den >= 0.1 * spread
-            cmin = float((num[big] / den[big]).min()) if big.any() else 0.0
-            cmax = float((num[big] / den[big]).max()) if big.any() else 0.0
-            _DEBUG.append(("z", e * np.sqrt(spread) / (2 * max(sigma, 1e-3)), sigma, spread, relaxed, cmin, cmax))
+        lean = d * (2 * q.luma - ta - tb)
+        e = float(np.clip(lean.sum() / spread, -1.0, 1.0))
         if relaxed:
             # Decided although most of where they differ is hidden: only for the card whose own
             # print lies hidden (glare on its blisters). The other would need that part blank,
             # which cannot be seen (a blister its template lacks, or skewed, fits neither).
             unseen = top & ~usable
             if e * (float(np.abs(ta[unseen]).sum()) - float(np.abs(tb[unseen]).sum())) <= 0:
-                return 0.0
-        return e
+                return _Support()
+            return _Support(e)
+        # The query's noise: how far it lies from both where they agree.
+        rest = usable & ~around
+        if not rest.any():
+            return _Support(e)
+        sigma = max(float(np.sqrt(((q.luma - (ta + tb) / 2)[rest] ** 2).mean())), 1e-3)
+        shape = (GRID_H, LUMA_H // GRID_H, GRID_W, LUMA_W // GRID_W)
+        per_cell, spread_cell = lean.reshape(shape).sum(axis=(1, 3)), (d * d).reshape(shape).sum(axis=(1, 3))
+        big = spread_cell >= cfg.steady_share * spread
+        cells = per_cell[big] / spread_cell[big] if big.any() else np.array([e])
+        return _Support(e, float(e * np.sqrt(spread) / (2 * sigma)), float(cells.min()), float(cells.max()))
 
     def _answer(self, i: int, flipped: bool, score: float, distance: float, blisters_sure: bool) -> Match:
         lab = self.deck.labels[i]

@@ -49,6 +49,9 @@ GLIMPSES_KEPT = 3
 """How many unsettled readings a track remembers until it settles."""
 GLIMPSE_REACH = 0.5
 """A reading glimpsed on another track counts for a card settling within this many card sizes."""
+GLIMPSE_GAP = 0.3
+"""A track's reading giving way to another counts as a glimpse (a card covered by the next one)
+only when the first was not seen for this many seconds before the second was."""
 
 
 @dataclass(frozen=True)
@@ -210,6 +213,8 @@ class _Track:
     glimpse_told: bool = False
     showing: bool = False
     """This frame's observation read as the track's card (not unread, not another card)."""
+    shown_at: float = 0.0
+    """When an observation last voted for ``reading``."""
     """The current (unsettled) reading was handed on as a glimpse to a card settling over it."""
 
 
@@ -346,21 +351,28 @@ class CardTracker:
                 track.last_change = now
                 track.moved_now = True
                 track.votes.clear()
-        track.showing = _votes(obs, cfg) and track.reading is not None and Reading.of(obs) == track.reading
+        track.showing = (_votes(obs, cfg) and track.reading is not None
+                         and replace(Reading.of(obs), blisters=None) == replace(track.reading, blisters=None))
+        if track.showing:
+            track.shown_at = now
         if _votes(obs, cfg):
             track.votes.append((Reading.of(obs), obs, now))
             while len(track.votes) > cfg.vote_window:
                 track.votes.popleft()
         majority = self._majority(track)
         if majority is not None and majority != track.reading:
-            if track.reading is not None and track.reading.known and not track.moved_now and (
-                    track.settled is None or track.settled.reading != track.reading):
+            since = min(t for r, _, t in track.votes if r == majority)
+            if (track.reading is not None and track.reading.known and since - track.shown_at >= GLIMPSE_GAP - 1e-9
+                    and (track.settled is None or track.settled.reading != track.reading)):
+                # a card seen for sure, then hidden a while, then another card here: the first
+                # was covered (a card misread while it is put down turns into its reading at once)
                 agreeing = tuple(o for r, o, _ in track.votes if r == track.reading)[-cfg.evidence_size:]
                 track.glimpsed = (track.glimpsed + [Glimpse(track.reading, agreeing)])[-GLIMPSES_KEPT:]
             if track.reading is not None:
                 # the card changed when the new reading started to be seen, not when it won
-                track.last_change = max(track.last_change, min(t for r, _, t in track.votes if r == majority))
+                track.last_change = max(track.last_change, since)
             track.reading = majority
+            track.shown_at = now
             track.glimpse_told = False
 
     def _majority(self, track: _Track) -> Reading | None:

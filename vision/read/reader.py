@@ -366,6 +366,9 @@ BLISTER_MM, BLISTER_GAP_MM, BLISTER_H_MM = 8.2, 1.6, 3.8
 ROW_CENTRE_MM = 2.5
 """Largest distance (mm) between the row's centre and the card's centre line for a count to be
 sure: one plaster more or less at an end moves the centre by 4.9 mm."""
+DARK_MARKS = 0.3
+"""Largest share of a row's marks darker than 0.6 x the paper's lightness for it to be plasters
+(rows read right on the tuning sets: at most 0.32, one; print read as plasters: 0.38 and more)."""
 
 
 def _warm(lab: np.ndarray, paper: np.ndarray) -> np.ndarray:
@@ -482,6 +485,10 @@ def count_blisters_in_row(a: _Analysis, kind: CardKind, flipped: bool) -> tuple[
         local = cv2.blur(local[None, :, :], (15, 1))[0]
         off = (np.sqrt(((lab - local[None, :, :]) ** 2).sum(axis=2)) > 16).astype(np.float32)
     occupied = off[start: start + win].mean(axis=0) > 0.3
+    # plasters are light (a beige fill inside a thin outline); a band whose marks are mostly
+    # dark is print (a FINISH banner's chequer moved down by quad error), never a plaster row
+    marks = off[start: start + win] > 0
+    dark = float((lab[start: start + win, :, 0] < 0.6 * paper[0])[marks].mean()) if marks.any() else 0.0
     runs_lr: list[list[int]] = []
     for c in np.nonzero(occupied)[0]:
         if runs_lr and c - runs_lr[-1][1] <= 1:
@@ -558,9 +565,11 @@ def count_blisters_in_row(a: _Analysis, kind: CardKind, flipped: bool) -> tuple[
         conf *= 0.5
     if cut_end and paper_mid is None:
         conf = min(conf, 0.4)  # something runs out of the band where the card's edge is not seen
+    if dark > DARK_MARKS:
+        conf = 0.0
     if _DBG is not None:
         _DBG.append(dict(start=start, runs=runs_lr, paper_mid=paper_mid, centre=centre + x0, count=count, total=total,
-                         pieces_ok=pieces_ok, scale=scale, filled=filled, conf=conf, flipped=flipped, cut=cut_end))
+                         pieces_ok=pieces_ok, scale=scale, filled=filled, conf=conf, flipped=flipped, cut=cut_end, warm=dark))
     return count, conf
 
 
@@ -709,6 +718,26 @@ def _up_score(a: _Analysis, blister_y: float | None, walk: bool = True) -> float
     return score
 
 
+def _zero_is_sure(a: _Analysis, kind: CardKind, flipped: bool, plasters_y: float | None,
+                  lower_index: ValueVote | None) -> bool:
+    """Whether a clean blister band on a walk or FINISH card may be reported as no blisters.
+
+    Not when plaster colour shows elsewhere on the card (``plasters_y``: the orientation or the
+    quad is off), nor when the corner index printed below the row is unseen (the quad may have
+    cut the card short and moved the row away), nor when a walk card's thin interval print is
+    washed out (glare or blur that hides it hides pale plasters first).
+    """
+    if plasters_y is not None or lower_index is None:
+        return False
+    if kind is CardKind.WALK:
+        y0, y1 = (0.48, 0.72) if flipped else (0.28, 0.52)
+        region = a.gray[int(y0 * READ_H): int(y1 * READ_H), int(0.1 * READ_W): int(0.9 * READ_W)]
+        paper = float(cv2.cvtColor(a.paper.reshape(1, 1, 3).astype(np.uint8), cv2.COLOR_BGR2GRAY)[0, 0])
+        if float(np.percentile(region, 1)) > 0.8 * max(paper, 1.0):
+            return False
+    return True
+
+
 def _blur_gate(a: _Analysis) -> float:
     """Factor in [0, 1] on digit confidences: blur that washes the darkest ink out makes digits
     look alike (2/7, 3/5, 4/1), so a soft print is never read with full confidence."""
@@ -764,9 +793,7 @@ def read_card(card: np.ndarray, deck: Deck = Deck()) -> CardReading:
         oconf = float(np.clip(abs(up) / 1.0, 0, 1))
         nblisters, bconf = (n_down, c_down) if flipped else (n_up, c_up)
         bconf *= oconf
-        if nblisters == 0 and (top.corner is None or bottom.corner is None):
-            # a clean band proves no plaster only when the crop holds the whole card: with one
-            # corner index unseen the quad may have cut the card short and moved the row away
+        if nblisters == 0 and not _zero_is_sure(a, kind, flipped, by, (top.corner if flipped else bottom.corner)):
             bconf = min(bconf, 0.4)
         candidates.append(CardReading(
             kind=kind, face=Face.FRONT, flipped=flipped, value=corner.value, blisters=nblisters,
@@ -777,6 +804,8 @@ def read_card(card: np.ndarray, deck: Deck = Deck()) -> CardReading:
         if end.start_zero is not None and end.corner is None:
             zconf = float(np.clip((end.start_zero.score - 0.45) / 0.3, 0, 1))
             nblisters, bconf = count_blisters_in_row(a, CardKind.START, turned)
+            if nblisters == 0 and by is not None:
+                bconf = min(bconf, 0.4)  # plaster colour elsewhere on the card
             candidates.append(CardReading(
                 kind=CardKind.START, face=Face.FRONT, flipped=turned, value=deck.start_value, blisters=nblisters,
                 confidence=min(zconf, bconf), field_confidences=FieldConfidences(kind=zconf, value=zconf,
