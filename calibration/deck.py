@@ -38,16 +38,15 @@ fitting no sharp template; the looks that fit best through that blur join the ca
 evidence between two candidates is where the query lies on the line from one to the other,
 measured on the pixels where they differ (+1: exactly the first), after each was moved by up to
 two descriptor pixels to fit the query there (the blister column or a second digit can sit a
-little off in one enrollment crop; :func:`calibration.features.nudges`). Cells whose print
+little off in one enrollment crop; :func:`calibration.features.nudges`; a nudge never turns the
+lead). Cells whose print
 follows one of the candidates (coloured blisters that stand out more than at enrollment) count
 as seen, and the pixels a blur fills from outside the descriptor do not decide which cells are
-hidden. A lead below the acceptance still decides when it is steady: clear of the query's own
-noise and contradicted by no part of where the two differ (heavy defocus or motion on a small
-card).
+hidden.
 
 Crops on their side. A crop cut from a quad whose long side was misjudged (strong perspective)
-shows the card a quarter turn round; when no answer comes as given, the crop turned back is
-tried and an answer from it says ``turned``.
+shows the card a quarter turn round; when the crop turned back fits the deck clearly better, it
+is matched instead and the answer says ``turned``.
 
 Verification. An answer also needs ``MatchConfig.min_print`` of the best card's own print (its
 luma energy) in cells that are not hidden: a card that is not in the deck can fit an enrolled
@@ -528,17 +527,11 @@ class MatchConfig:
     rival above which the cell's print counts as seen (print brighter than at enrollment);
     ``unexplained``, ``unexplained_other``: a hidden cell that the close candidates all misfit by
     more than the first, and a card of another look fits within the second, refuses an answer;
-    ``turn_ratio``: a crop without an answer is matched a quarter turn round when its best card
-    fits that way within this share of the best distance as given;
+    ``turn_ratio``: a crop is matched a quarter turn round when its best card fits that way
+    within this share of the best distance as given;
     ``nudge_share``, ``nudge_margin``: two close candidates are each moved by a small shift to fit
     the query around the pixels where they differ by at least this share of their largest
-    difference (grown by a square of this many pixels), and compared there only;
-    ``steady_accept``, ``steady_margin``, ``steady_cells``, ``steady_share``: a lead below the
-    pair acceptance still decides when it is at least ``steady_accept``, at least
-    ``steady_margin`` standard deviations of the query's own noise, and no grid cell holding
-    ``steady_share`` of the difference leans to the other card by more than ``-steady_cells``,
-    and only while the winner, laid over the query and blurred like it, fits the seen part of the
-    query within a mean squared difference of ``steady_fit`` (nothing else lies on the card).
+    difference (grown by a square of this many pixels), and compared there only.
     """
 
     keep: float = 0.7
@@ -568,11 +561,6 @@ class MatchConfig:
     turn_ratio: float = 0.7
     nudge_share: float = 0.25
     nudge_margin: int = 7
-    steady_accept: float = 0.15
-    steady_margin: float = 2.5
-    steady_cells: float = -0.25
-    steady_share: float = 0.1
-    steady_fit: float = 0.2
 
 
 @dataclass(frozen=True)
@@ -602,28 +590,6 @@ class Match:
 def _pixels(cells: np.ndarray) -> np.ndarray:
     """A boolean (GRID_H * GRID_W,) cell mask as a (LUMA_H, LUMA_W) pixel mask."""
     return np.kron(cells.reshape(GRID_H, GRID_W), np.ones((LUMA_H // GRID_H, LUMA_W // GRID_W), dtype=bool))
-
-
-@dataclass(frozen=True)
-class _Support:
-    """How a query lies between two candidates (first and second) where the two differ.
-
-    ``evidence`` in [-1, 1]: where the query lies on the line from the second (-1) to the first
-    (+1); ``margin``: that lean in standard deviations of the query's own noise (its distance to
-    both where they agree); ``weakest`` and ``strongest``: the evidence of the grid cells that
-    hold a fair share of the difference (``MatchConfig.steady_share``), least and most in favour
-    of the first (the evidence as a whole when no cell holds that much). All 0 when the two cannot
-    be compared; ``margin`` 0 when they are compared on mostly hidden pixels.
-    """
-
-    evidence: float = 0.0
-    margin: float = 0.0
-    weakest: float = 0.0
-    strongest: float = 0.0
-
-    def turned(self) -> _Support:
-        """The same comparison seen from the second card."""
-        return _Support(-self.evidence, -self.margin, -self.strongest, -self.weakest)
 
 
 class _Views:
@@ -740,25 +706,21 @@ class DeckMatcher:
         """Like :meth:`match`, with a short reason for the outcome (which test refused an answer).
 
         A crop cut from a quad whose long side was misjudged (strong perspective) shows the card
-        a quarter turn round and squeezed. When no answer comes and the crop turned back
+        a quarter turn round and squeezed. When the crop turned back
         (:func:`calibration.features.quarter_turn`) fits the deck clearly better
         (``MatchConfig.turn_ratio``), that crop is matched instead; the answer says ``turned``.
         """
         q0 = describe(crop)
         found = self._found(q0)
-        m, why = self._explain(q0, found)
-        if m is not None:
-            return m, why
         qt = describe(quarter_turn(crop))
         turned = self._found(qt)
         d_here = min(float(d.min()) for d, _, _ in found)
         d_turned = min(float(d.min()) for d, _, _ in turned)
         if d_turned >= self.config.turn_ratio * d_here:
-            return m, why
-        mt, why_t = self._explain(qt, turned)
-        if mt is None:
-            return m, why
-        return replace(mt, turned=True), f"quarter turn ({d_turned:.3f} < {d_here:.3f}), {why_t}"
+            return self._explain(q0, found)
+        mt, why = self._explain(qt, turned)
+        why = f"quarter turn ({d_turned:.3f} < {d_here:.3f}), {why}"
+        return (None if mt is None else replace(mt, turned=True)), why
 
     def _found(self, q0: Descriptor) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """:meth:`_dist` of a query as given and turned by 180 degrees."""
@@ -829,33 +791,18 @@ class DeckMatcher:
         usable = _pixels(~(hidden_cells & ~self._followed(q, close, views)))
         n = len(close)
         evidence = np.ones((n, n))
-        steady = np.ones((n, n), bool)
         for i in range(n):
             for j in range(i + 1, n):
-                s = self._pair_support(q, views.blurred(close[i]), views.blurred(close[j]), usable,
-                                       (views.nudged(close[i]), views.nudged(close[j])))
-                evidence[i, j], evidence[j, i] = s.evidence, -s.evidence
-                steady[i, j], steady[j, i] = self._steady(s, accept), self._steady(s.turned(), accept)
-                self._sup = getattr(self, "_sup", {}) if (i, j) != (0, 1) else {}  # DEBUG
-                self._sup[(i, j)] = (s.evidence, s.margin, s.weakest); t = s.turned(); self._sup[(j, i)] = (t.evidence, t.margin, t.weakest)  # DEBUG
+                e = self._pair_evidence(q, views.blurred(close[i]), views.blurred(close[j]), usable,
+                                        (views.nudged(close[i]), views.nudged(close[j])))
+                evidence[i, j], evidence[j, i] = e, -e
         worst = evidence.min(axis=1)
         win = int(worst.argmax())
         winner = close[win]
-        self._trace = (self.deck.labels[winner].identity, min((self._sup[(win, j)] for j in range(n) if j != win), key=lambda t: t[2]), errors[winner])  # DEBUG
         if worst[win] >= accept:
             return self._answer(winner, bool(orient[best]), min(1.0, fit * (0.5 + float(worst[win]))),
                                 float(dist[winner]), blisters_sure=True), "pair"
-        if errors[winner] > cfg.steady_fit:
-            # Print that the winner does not explain (the edge of a card on top) can lean either
-            # way: only the usual acceptance decides.
-            steady[win] = evidence[win] >= accept
-        if all(steady[win, j] for j in range(n) if j != win):
-            return self._answer(winner, bool(orient[best]), fit * 0.5, float(dist[winner]), blisters_sure=True), \
-                f"steady pair: {self.deck.labels[winner].identity}:{worst[win]:.2f}"
-        # A rival left behind by a steady lead holds only if every rival does.
-        leaned = any(evidence[win, j] < accept and steady[win, j] for j in range(n) if j != win)
-        undecided = [close[j] for j in range(n) if j != win and not steady[win, j]
-                     and (evidence[win, j] < accept or leaned)]
+        undecided = [close[j] for j in range(n) if j != win and evidence[win, j] < accept]
         mine = self.deck.labels[winner]
         scores = " ".join(f"{self.deck.labels[c].identity}:{worst[k]:.2f}" for k, c in enumerate(close))
         if all(self.deck.labels[u].kind is mine.kind and self.deck.labels[u].value == mine.value
@@ -931,39 +878,37 @@ class DeckMatcher:
 
     def _pair_evidence(self, q: Descriptor, ta: np.ndarray, tb: np.ndarray, usable: np.ndarray,
                        nudged: tuple[np.ndarray, np.ndarray] | None = None) -> float:
-        """:attr:`_Support.evidence` of :meth:`_pair_support`."""
-        return self._pair_support(q, ta, tb, usable, nudged).evidence
-
-    def _steady(self, s: _Support, accept: float = 1.0) -> bool:
-        """Whether ``s`` holds for its first card even where its evidence is below the usual
-        acceptance (``accept``): contradicted by no part of where the two differ, and clear of the
-        query's noise or accepted anyway."""
-        cfg = self.config
-        clear = s.evidence >= accept or (s.evidence >= cfg.steady_accept and s.margin >= cfg.steady_margin)
-        return bool(clear and s.weakest >= cfg.steady_cells)
-
-    def _pair_support(self, q: Descriptor, ta: np.ndarray, tb: np.ndarray, usable: np.ndarray,
-                      nudged: tuple[np.ndarray, np.ndarray] | None = None) -> _Support:
-        """How much better template ``ta`` fits than ``tb`` where the two differ (see :class:`_Support`).
+        """In [-1, 1]: how much better template ``ta`` fits than ``tb`` where the two differ.
 
         Both are laid over the query and blurred like it. With ``nudged`` (both moved by small
         shifts, :func:`calibration.features.nudges`), each is first moved to fit the query best
         around where the two differ, as the part that tells them apart can sit a pixel or two
-        off in one enrollment crop. Only ``usable`` pixels (not in outlier
-        cells) take part; 0 when none of them differ, or when less than
+        off in one enrollment crop; the nudge may make a lead clearer but never turn it (0
+        then). Only ``usable`` pixels (not in outlier cells) take part; 0 when none of them
+        differ, or when less than
         ``MatchConfig.pair_visible`` of the pixels where the two differ most are usable (what
         tells them apart is hidden, and the rest would decide on noise) and what is left in view
         of the card differs too little (``MatchConfig.pair_strong``, ``pair_strong_seen``).
         """
         cfg = self.config
-        around = np.ones_like(usable)
-        if nudged is not None:
-            # Moved separately, the two also differ where they agree; only the part around where
-            # they differ counts.
-            apart = np.abs(ta - tb)
-            around = cv2.dilate((apart >= cfg.nudge_share * float(apart.max())).astype(np.uint8),
-                                np.ones((cfg.nudge_margin, cfg.nudge_margin), np.uint8)).astype(bool)
-            ta, tb = best_nudge(q.luma, nudged[0], around & usable), best_nudge(q.luma, nudged[1], around & usable)
+        if nudged is None:
+            return self._lean(q, ta, tb, usable, np.ones_like(usable))
+        # Moved separately, the two also differ where they agree; only the part around where
+        # they differ counts.
+        apart = np.abs(ta - tb)
+        around = cv2.dilate((apart >= cfg.nudge_share * float(apart.max())).astype(np.uint8),
+                            np.ones((cfg.nudge_margin, cfg.nudge_margin), np.uint8)).astype(bool)
+        as_laid = self._lean(q, ta, tb, usable, around)
+        seen = around & usable
+        moved = self._lean(q, best_nudge(q.luma, nudged[0], seen), best_nudge(q.luma, nudged[1], seen), usable,
+                           around)
+        # A nudge may make a lead clearer, never turn it (heavy blur leaves blobs that a free
+        # shift can fit either way).
+        return moved if moved * as_laid > 0 else 0.0
+
+    def _lean(self, q: Descriptor, ta: np.ndarray, tb: np.ndarray, usable: np.ndarray, around: np.ndarray) -> float:
+        """:meth:`_pair_evidence` of ``ta`` and ``tb`` as given, on the pixels ``around`` only."""
+        cfg = self.config
         k = max(8, int(ta.size * cfg.pair_pixels))
         whole = np.where(around, np.abs(ta - tb), 0.0)
         kth = float(np.partition(whole.ravel(), whole.size - k)[whole.size - k])
@@ -971,32 +916,21 @@ class DeckMatcher:
         relaxed = float(usable[top].mean()) < cfg.pair_visible
         if relaxed and (float(usable.mean()) < cfg.pair_strong_seen
                         or int((usable & (whole >= cfg.pair_strong * kth)).sum()) < k):
-            return _Support()
+            return 0.0
         d = np.where(usable & around, ta - tb, 0.0)
         spread = float((d * d).sum())
         if spread < 1e-6:
-            return _Support()
+            return 0.0
         # Where the query lies on the line from tb (-1) to ta (+1), measured where they differ.
-        lean = d * (2 * q.luma - ta - tb)
-        e = float(np.clip(lean.sum() / spread, -1.0, 1.0))
+        e = float(np.clip((d * (2 * q.luma - ta - tb)).sum() / spread, -1.0, 1.0))
         if relaxed:
             # Decided although most of where they differ is hidden: only for the card whose own
             # print lies hidden (glare on its blisters). The other would need that part blank,
             # which cannot be seen (a blister its template lacks, or skewed, fits neither).
             unseen = top & ~usable
             if e * (float(np.abs(ta[unseen]).sum()) - float(np.abs(tb[unseen]).sum())) <= 0:
-                return _Support()
-            return _Support(e)
-        # The query's noise: how far it lies from both where they agree.
-        rest = usable & ~around
-        if not rest.any():
-            return _Support(e)
-        sigma = max(float(np.sqrt(((q.luma - (ta + tb) / 2)[rest] ** 2).mean())), 1e-3)
-        shape = (GRID_H, LUMA_H // GRID_H, GRID_W, LUMA_W // GRID_W)
-        per_cell, spread_cell = lean.reshape(shape).sum(axis=(1, 3)), (d * d).reshape(shape).sum(axis=(1, 3))
-        big = spread_cell >= cfg.steady_share * spread
-        cells = per_cell[big] / spread_cell[big] if big.any() else np.array([e])
-        return _Support(e, float(e * np.sqrt(spread) / (2 * sigma)), float(cells.min()), float(cells.max()))
+                return 0.0
+        return e
 
     def _answer(self, i: int, flipped: bool, score: float, distance: float, blisters_sure: bool) -> Match:
         lab = self.deck.labels[i]

@@ -133,7 +133,7 @@ def _streak(length: float, angle_deg: float) -> np.ndarray:
     return _kernel(draw, length / 2)
 
 
-BLUR_DISKS = (1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0)
+BLUR_DISKS = (1.0, 1.5, 2.0, 2.5, 3.0, 3.5)
 """Radii (luma pixels) of the defocus blurs a camera may add (a small card far from the camera
 takes a wide one)."""
 BLUR_STREAKS = (3.0, 5.0, 7.0, 9.0, 11.0, 13.0)

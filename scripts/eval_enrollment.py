@@ -14,7 +14,9 @@
    distortion, blur, noise, JPEG, glare, hands, overlapping cards, coloured light). Each card is
    cut out with its ground-truth quad and matched. Reported per visibility bucket: answered,
    abstained, value and blister accuracy over all cards (``value_of_all``, ``blisters_of_all``:
-   an abstention counts as a miss) and over the answers, confident-wrong answers, match time.
+   an abstention counts as a miss) and over the answers, confident-wrong answers, answers read
+   from the crop turned a quarter (``quarter_turned``: the crop was cut on the card's side), match
+   time.
 
 ``--dump DIR`` writes every fully visible card that was missed (abstained, wrong, or blisters left
 open) as a PNG into DIR: the crop as matched, the enrollment crop of the true card and those of
@@ -236,6 +238,7 @@ class Tally:
     blisters_ok: int = 0
     identity_ok: int = 0
     flip_ok: int = 0
+    turned: int = 0
     wrong: int = 0
 
     def to_json(self) -> dict[str, object]:
@@ -247,7 +250,7 @@ class Tally:
                 "blister_answers": self.blisters_answered,
                 "blister_accuracy": round(self.blisters_ok / max(1, self.blisters_answered), 4),
                 "look_accuracy": round(self.identity_ok / a, 4), "orientation_accuracy": round(self.flip_ok / a, 4),
-                "confident_wrong": self.wrong}
+                "quarter_turned": self.turned, "confident_wrong": self.wrong}
 
 
 def bucket(v: float) -> str:
@@ -324,7 +327,8 @@ def evaluate(game: Game, specs: tuple[CardSpec, ...], side: Side, scenes: int, s
                 value_ok = (m.kind.value == spec.kind.value and m.value == spec.value and m.year == spec.year)
                 tl.value_ok += value_ok
                 tl.identity_ok += value_ok and m.blisters in (None, spec.blisters)
-                tl.flip_ok += m.flipped == flipped_truth
+                tl.flip_ok += m.flipped == flipped_truth and not m.turned
+                tl.turned += m.turned
                 if m.blisters is not None:
                     tl.blisters_answered += 1
                     tl.blisters_ok += m.blisters == spec.blisters

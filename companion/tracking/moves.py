@@ -77,6 +77,8 @@ REOPEN_NOTICE = ("a card was put into the row after the game ended by the compan
 WRONG_GONE_LOOKS = 8
 """A Valais*Wallis card judged wrong counts as taken away once this many calm looks in a row
 missed it (a card the detector loses for a frame or two is still there)."""
+ROW_MOVE_REACH = 3.0
+"""An accepted Valais*Wallis card gone from the row is found again this many card sizes away."""
 GLADIOLA_NEAR = 1.5
 """A gladiola within this many card sizes of one laid before is laid beside the pile too."""
 GLADIOLA_SHIFT = 0.2
@@ -531,6 +533,7 @@ class ValaisMoves:
                 placed = (fresh[0], j0 + 1 + min(before, j1 - j0 - 1))
             elif missing and not extras and not unread:
                 gone.extend(range(j0 + 1, j1))
+        gone = [j for j in gone if not self._moved_off_row(self._timeline[j], row, cards)]
         for wrong in set(self._wrong):
             looks = self._unseen.get(wrong, 0) + 1 if wrong in unseen else 0
             self._unseen[wrong] = looks
@@ -546,7 +549,7 @@ class ValaisMoves:
             self._told.clear()
             self._taken = ()
             return Outcome((removal,), tuple(notes))
-        for j in gone:
+        for j in gone if not restless else ():  # a card on the move may be the one missing
             self._tell(notes, f"the timeline card {accepted[j]} is no longer seen: only a 1915 joker takes a card "
                        "out of the timeline")
         return Outcome(notes=tuple(notes))
@@ -557,6 +560,21 @@ class ValaisMoves:
         if not view.winners:
             return None
         return Conclusion(valais.MissedDraw(view.winners[0]), ())
+
+    def _moved_off_row(self, seen: valais.SeenCard, row: Sequence[SettledCard], cards: Sequence[SettledCard]) -> bool:
+        """Whether accepted card ``seen``, missing from its place in the row with nothing lying
+        there, was moved just beyond the row zone (players starting a second line): the one card
+        at rest outside the row reading its date, near the row's cards. The zone then takes it
+        in (its place is remembered)."""
+        if not row:
+            return False
+        size = statistics.median(card_size(c.quad) for c in row)
+        same = [c for c in cards if c not in row and c.reading.kind is CardKind.TIMELINE
+                and c.reading.date is not None and _engine_date(c.reading.date) == seen.date]
+        if len(same) != 1 or min(math.dist(same[0].quad.centroid, c.quad.centroid) for c in row) > ROW_MOVE_REACH * size:
+            return False
+        self._where[seen.card_id] = same[0].quad
+        return True
 
     def _place(self, card: SettledCard, date: valais.CardDate, position: int) -> Conclusion:
         seen, _ = self._seen(date)

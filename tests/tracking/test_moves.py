@@ -499,6 +499,32 @@ def test_valais_a_row_going_on_in_a_second_line_places_a_card_before_the_line_st
     assert "correct" in verdicts[0].messages[0]
 
 
+def test_valais_an_accepted_card_moved_to_start_a_second_line_is_followed():
+    # 2008 was accepted at the row's end; the players then moved it under the row's start,
+    # beyond the row zone. 2003 put to its left lies after 1990 and before 2008.
+    catalogue = valais.load_catalogue()
+    line = [timeline(400 + 100 * k, d) for k, d in enumerate(["1816", "1862", "1920", "1990"])]
+    film = Film(seed=18)
+    film.still(line, 20)
+    end = timeline(800, "2008")
+    film.lay(line, end)
+    film.still(line + [end], 20)
+    below = Card(505, ROW_Y + 170, CardKind.TIMELINE, date="2008")
+    film.lay(line, below, source=(end.x, end.y))
+    film.still(line + [below], 20)
+    new = Card(405, ROW_Y + 170, CardKind.TIMELINE, date="2003")
+    film.lay(line + [below], new)
+    film.still(line + [new, below], 25)
+    observer = valais.Observer.start(2, 0, first_card=5, catalogue=catalogue)
+    for k, card_id in enumerate((58, 109, 166), start=1):
+        assert observer.apply(valais.PlaceSeen(catalogue.card(card_id).seen(), k)).legal
+    tracker = Tracker("valais", data=catalogue)
+    moves, verdicts = play(tracker, film, observer)
+    assert [(m.action.card.date.year, m.action.position) for _, m in moves] == [(2008, 4), (2003, 4)]
+    assert all("correct" in v.messages[0] for v in verdicts)
+    assert not any("no longer seen" in n.message for n in tracker.notices())
+
+
 # -- Via Appia ---------------------------------------------------------------------------------
 
 

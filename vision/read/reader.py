@@ -14,9 +14,13 @@ card's top or bottom. Everything works on structure that survives a change of pr
 3. Digits are matched against font templates (:mod:`vision.read.glyphs`) and decoded only to
    values the deck can hold (:class:`~vision.read.types.Deck`).
 4. Blisters are counted in the band where the card's kind prints its plaster row (once the
-   kind and which end is up are known): columns that differ from the paper just above and
-   below the row give the row's length, and the length gives the count from the printed
-   pitch; separate pieces confirm it. A clean band is a zero only on a sharp, unglared print.
+   kind and which end is up are known), looked for a few millimetres around its printed place:
+   columns that differ from the paper just above and below the row give the row's length and
+   its pieces (halves split by a plaster's pale pad joined); evenly spaced plaster-long pieces
+   give the count whatever the crop's scale, else the length does at the printed pitch. A
+   count is sure only when the row is centred on the card (the paper beside it shows where its
+   edges are) and its marks are light. A clean band is a zero only on a sharp, unglared card
+   whose lower corner index is seen and that shows no plaster colour elsewhere.
 5. Cards without digits are told apart by colour and layout: a gladiola (large red blossoms on
    the centre line), an event picture (the upper or lower two thirds off the paper colour), a
    bare stone tile (grey, no print). Anything that fits nothing well is ``unknown``.
@@ -98,6 +102,10 @@ class _Analysis:
     paper: np.ndarray
     sharp: float
     """1 when the darkest ink is near black (a sharp print), 0 when blur has washed it out."""
+    lab: np.ndarray
+    """The crop in CIE Lab (uint8, OpenCV's scaling), converted once for the colour checks."""
+    paper_lab: np.ndarray
+    """The paper colour in Lab (float32, same scaling)."""
 
 
 def _ink(gray: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -134,7 +142,9 @@ def analyse(card: np.ndarray) -> _Analysis:
     inner = ratio[int(0.05 * READ_H): int(0.95 * READ_H), int(0.08 * READ_W): int(0.92 * READ_W)]
     darkest = float(np.percentile(inner, 0.5))
     sharp = float(np.clip((0.5 - darkest) / 0.2, 0.0, 1.0))
-    return _Analysis(gray, bgr, ink, labels, blobs, glyphs, paper, sharp)
+    lab = cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB)
+    paper_lab = cv2.cvtColor(paper.reshape(1, 1, 3).astype(np.uint8), cv2.COLOR_BGR2LAB).astype(np.float32)[0, 0]
+    return _Analysis(gray, bgr, ink, labels, blobs, glyphs, paper, sharp, lab, paper_lab)
 
 
 def _merge_fragments(blobs: list[Blob], labels: np.ndarray, ratio: np.ndarray) -> list[Blob]:
@@ -306,8 +316,8 @@ def _end(a: _Analysis, turned: bool, deck: Deck, kinds: frozenset[CardKind]) -> 
 
 def _blister_mask(a: _Analysis) -> np.ndarray:
     """Pixels whose colour is a light orange-beige clearly more saturated than the paper."""
-    lab = cv2.cvtColor(a.bgr, cv2.COLOR_BGR2LAB).astype(np.int16)
-    paper_lab = cv2.cvtColor(a.paper.reshape(1, 1, 3).astype(np.uint8), cv2.COLOR_BGR2LAB).astype(np.int16)[0, 0]
+    lab = a.lab.astype(np.int16)
+    paper_lab = a.paper_lab.astype(np.int16)
     d = lab - paper_lab
     light = lab[..., 0] > 0.55 * paper_lab[0]
     warm = (d[..., 2] > 9) & (d[..., 1] > 1) & (d[..., 1] < 30) & (d[..., 2] > d[..., 1])
@@ -367,8 +377,9 @@ ROW_CENTRE_MM = 2.5
 """Largest distance (mm) between the row's centre and the card's centre line for a count to be
 sure: one plaster more or less at an end moves the centre by 4.9 mm."""
 DARK_MARKS = 0.3
-"""Largest share of a row's marks darker than 0.6 x the paper's lightness for it to be plasters
-(rows read right on the tuning sets: at most 0.32, one; print read as plasters: 0.38 and more)."""
+"""Largest share of a row's marks darker than 0.6 x the paper's lightness for them to be plasters
+(on the tuning sets, rows counted right showed at most 0.32, print taken for plasters 0.38 and
+more)."""
 
 
 def _warm(lab: np.ndarray, paper: np.ndarray) -> np.ndarray:
@@ -388,16 +399,16 @@ def _row_window(lab: np.ndarray, paper: np.ndarray, win: int, expected: int, rea
     """
     ref = cv2.blur(np.median(lab, axis=0)[None, :, :], (15, 1))[0]
     warm = _warm(lab, ref[None, :, :]).mean(axis=1).astype(np.float32)
-    off = (np.sqrt(((lab - paper) ** 2).sum(axis=2)) > 22).mean(axis=1).astype(np.float32)
     kernel = np.ones(win, np.float32)
     warm_p = np.convolve(warm, kernel, mode="valid")
-    off_p = np.convolve(off, kernel, mode="valid")
     if not len(warm_p):
         return 0
     idx = np.arange(len(warm_p))
     near = np.where(np.abs(idx - expected) <= reach, 1.0 - 0.002 * np.abs(idx - expected), 0.0)
     if float((warm_p * near).max()) >= 0.05 * win:
         return int(np.argmax(warm_p * near))
+    off = (((lab - paper) ** 2).sum(axis=2) > 22 ** 2).mean(axis=1).astype(np.float32)
+    off_p = np.convolve(off, kernel, mode="valid")
     close = np.abs(idx - expected) <= max(1, win // 4)
     return int(np.argmax(np.where(close, off_p, -1.0)))
 
@@ -409,7 +420,7 @@ def _paper_centre(sides: list[np.ndarray], paper: np.ndarray, at: float) -> floa
     is not seen there) or is implausibly narrow."""
     paperish = np.zeros(sides[0].shape[1], bool)
     for side in sides:
-        paperish |= np.median(np.sqrt(((side - paper) ** 2).sum(axis=2)), axis=0) < 25
+        paperish |= np.median(((side - paper) ** 2).sum(axis=2), axis=0) < 25 ** 2
     n = len(paperish)
     c = int(np.clip(round(at), 0, n - 1))
     ends = []
@@ -463,9 +474,9 @@ def count_blisters_in_row(a: _Analysis, kind: CardKind, flipped: bool) -> tuple[
         y0_mm, y1_mm = CARD_H_MM - y1_mm, CARD_H_MM - y0_mm
     x0, x1 = int(4.9 * ppx), int((CARD_W_MM - 4.9) * ppx)
     band_y0 = int(y0_mm * ppy)
-    full = cv2.cvtColor(a.bgr[max(0, band_y0): int(np.ceil(y1_mm * ppy))], cv2.COLOR_BGR2LAB).astype(np.float32)
+    full = a.lab[max(0, band_y0): int(np.ceil(y1_mm * ppy))].astype(np.float32)
     lab = full[:, x0:x1]
-    paper = cv2.cvtColor(a.paper.reshape(1, 1, 3).astype(np.uint8), cv2.COLOR_BGR2LAB).astype(np.float32)[0, 0]
+    paper = a.paper_lab
     win = int(round((BLISTER_H_MM + 1.6) * ppy))
     start = _row_window(lab, paper, win, int(round((search + beside) * ppy)) - int(round(0.8 * ppy)),
                         int(round(search * ppy)))
@@ -474,21 +485,22 @@ def count_blisters_in_row(a: _Analysis, kind: CardKind, flipped: bool) -> tuple[
     reach = int(round(beside * ppy))
     above = slice(max(0, start - 1 - reach), max(1, start - 1))
     below = slice(start + win + 1, start + win + 1 + reach)
-    off = (np.sqrt(((lab - paper) ** 2).sum(axis=2)) > 22).astype(np.float32)
+    row = lab[start: start + win]
     sides = [full[part, x0:x1] for part in (above, below) if len(full[part]) >= 2]
     if sides:
         # per column, the side nearer the paper colour (a FINISH banner's chequer lies just
         # above the row, a walk card's corner label may reach down beside it)
         meds = [np.median(side, axis=0) for side in sides]
-        dists = [np.sqrt(((m - paper) ** 2).sum(axis=1)) for m in meds]
+        dists = [((m - paper) ** 2).sum(axis=1) for m in meds]
         local = meds[0] if len(meds) == 1 else np.where((dists[0] <= dists[1])[:, None], meds[0], meds[1])
         local = cv2.blur(local[None, :, :], (15, 1))[0]
-        off = (np.sqrt(((lab - local[None, :, :]) ** 2).sum(axis=2)) > 16).astype(np.float32)
-    occupied = off[start: start + win].mean(axis=0) > 0.3
+        marks = ((row - local[None, :, :]) ** 2).sum(axis=2) > 16 ** 2
+    else:  # the card's paper colour stands in
+        marks = ((row - paper) ** 2).sum(axis=2) > 22 ** 2
+    occupied = marks.mean(axis=0) > 0.3
     # plasters are light (a beige fill inside a thin outline); a band whose marks are mostly
     # dark is print (a FINISH banner's chequer moved down by quad error), never a plaster row
-    marks = off[start: start + win] > 0
-    dark = float((lab[start: start + win, :, 0] < 0.6 * paper[0])[marks].mean()) if marks.any() else 0.0
+    dark = float((row[..., 0] < 0.6 * paper[0])[marks].mean()) if marks.any() else 0.0
     runs_lr: list[list[int]] = []
     for c in np.nonzero(occupied)[0]:
         if runs_lr and c - runs_lr[-1][1] <= 1:
@@ -567,13 +579,7 @@ def count_blisters_in_row(a: _Analysis, kind: CardKind, flipped: bool) -> tuple[
         conf = min(conf, 0.4)  # something runs out of the band where the card's edge is not seen
     if dark > DARK_MARKS:
         conf = 0.0
-    if _DBG is not None:
-        _DBG.append(dict(start=start, runs=runs_lr, paper_mid=paper_mid, centre=centre + x0, count=count, total=total,
-                         pieces_ok=pieces_ok, scale=scale, filled=filled, conf=conf, flipped=flipped, cut=cut_end, warm=dark))
     return count, conf
-
-
-_DBG = None
 
 
 # ------------------------------------------------------------------------------------------------
@@ -730,10 +736,13 @@ def _zero_is_sure(a: _Analysis, kind: CardKind, flipped: bool, plasters_y: float
     if plasters_y is not None or lower_index is None:
         return False
     if kind is CardKind.WALK:
+        # the interval texts (left of their solid marks), in lightness against the paper's
         y0, y1 = (0.48, 0.72) if flipped else (0.28, 0.52)
-        region = a.gray[int(y0 * READ_H): int(y1 * READ_H), int(0.1 * READ_W): int(0.9 * READ_W)]
-        paper = float(cv2.cvtColor(a.paper.reshape(1, 1, 3).astype(np.uint8), cv2.COLOR_BGR2GRAY)[0, 0])
-        if float(np.percentile(region, 1)) > 0.8 * max(paper, 1.0):
+        x0, x1 = (0.3, 0.9) if flipped else (0.1, 0.7)
+        region = a.lab[int(y0 * READ_H): int(y1 * READ_H), int(x0 * READ_W): int(x1 * READ_W)]
+        light = region[..., 0]
+        paper = float(a.paper_lab[0])
+        if float(np.percentile(light, 1)) > 0.8 * max(paper, 1.0):
             return False
     return True
 
@@ -827,8 +836,8 @@ def _colour_kind(a: _Analysis, c: dict[str, float], deck: Deck, nblisters: int, 
     digits_seen = len(a.glyphs)
     if CardKind.TIMELINE in kinds and c["paper"] < 0.6:
         # an event picture fills the upper two thirds: the top is the end with less paper showing
-        lab = cv2.cvtColor(a.bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
-        paper = cv2.cvtColor(a.paper.reshape(1, 1, 3).astype(np.uint8), cv2.COLOR_BGR2LAB).astype(np.float32)[0, 0]
+        lab = a.lab.astype(np.float32)
+        paper = a.paper_lab
         off = np.sqrt(((lab - paper) ** 2).sum(axis=2)) > 25
         x0, x1 = int(0.15 * READ_W), int(0.85 * READ_W)
         upper = float(off[int(0.12 * READ_H): int(0.45 * READ_H), x0:x1].mean())
