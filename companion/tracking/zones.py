@@ -23,6 +23,7 @@ GLADIOLA_REACH = 2.5  # "beside the pile": within this many card sizes of the pi
 ROW_HALF_WIDTH = 0.9  # the Valais row band: this many card sizes either side of the row line
 ROW_END_REACH = 2.0  # and this many card sizes beyond the first and last card
 ROW_CARD_REACH = 1.5  # and (convex hull) each card of the row grown by this factor round its centre
+ROW_STEP_REACH = 2.0  # a step this many card sizes long along a Valais row ends its line
 ROW_LINE_GAP = 1.1  # a row going on in another line: lines this many card sizes apart across it
 DISPLAY_MARGIN = 0.6  # the income display: bounding box of its cards plus this many card sizes
 
@@ -200,9 +201,10 @@ def order_along_row(points: Sequence[Point], size: float | None = None) -> list[
 
     The row may be curved: start at the extreme point along the principal axis and walk to the
     nearest point not yet taken. Given the card ``size``, a row that goes on in a second line
-    (the table was too short) is read like text: lines apart by more than ``ROW_LINE_GAP``
-    card sizes across the row are taken one after the other, each from the same end. Reverse
-    the result for a row read right to left.
+    (the table was too short) is read like text: a line ends where the nearest card left lies
+    more than ``ROW_STEP_REACH`` card sizes away or more across the row than along it, and the
+    next line starts at the leftmost card of the topmost cards left (within ``ROW_LINE_GAP``
+    card sizes across). Reverse the result for a row read right to left.
     """
     if not points:
         return []
@@ -211,26 +213,28 @@ def order_along_row(points: Sequence[Point], size: float | None = None) -> list[
         dx, dy = -dx, -dy  # along the row from left to right on screen, across it downwards
     along = [(p[0] - mx) * dx + (p[1] - my) * dy for p in points]
     across = [(p[0] - mx) * -dy + (p[1] - my) * dx for p in points]
-    lines = [sorted(range(len(points)), key=lambda i: across[i])]
-    if size is not None:
-        lines = []
-        for i in sorted(range(len(points)), key=lambda i: across[i]):
-            if lines and across[i] - across[lines[-1][-1]] <= ROW_LINE_GAP * size:
-                lines[-1].append(i)
-            else:
-                lines.append([i])
     order: list[int] = []
-    for line in lines:
+    left = set(range(len(points)))
+    lines = 0
+    while left:
+        top = min(across[i] for i in left)
+        line = [i for i in left if size is None or across[i] <= top + ROW_LINE_GAP * size]
         start = min(line, key=lambda i: (along[i], points[i][0], points[i][1]))
         order.append(start)
-        left = set(line) - {start}
+        left.remove(start)
+        lines += 1
         while left:
             last = points[order[-1]]
             nxt = min(left, key=lambda i: (math.dist(last, points[i]), along[i]))
+            step_along = (points[nxt][0] - last[0]) * dx + (points[nxt][1] - last[1]) * dy
+            step_across = (points[nxt][0] - last[0]) * -dy + (points[nxt][1] - last[1]) * dx
+            if size is not None and (math.dist(last, points[nxt]) > ROW_STEP_REACH * size
+                                     or abs(step_along) < abs(step_across)):
+                break  # the line ends (a gap, or the next card lies in the line below)
             order.append(nxt)
             left.remove(nxt)
     first, final = points[order[0]], points[order[-1]]
-    if len(lines) == 1 and (final[0], final[1]) < (first[0], first[1]):
+    if lines == 1 and (final[0], final[1]) < (first[0], first[1]):
         order.reverse()
     return order
 

@@ -46,6 +46,18 @@ def test_order_along_curved_row():
     assert order_along_row(list(reversed(points))) == [4, 3, 2, 1, 0]
 
 
+def test_order_along_row_reads_a_close_second_line_from_its_start():
+    # An arched row of eight and, close under its start, a second line of four (as a filmed
+    # game left it): the second line follows the first, read from its left end too.
+    first = [(848, 165), (936, 150), (1020, 135), (1106, 133), (1193, 135), (1283, 145), (1366, 165), (1449, 185)]
+    second = [(1105, 265), (855, 300), (1020, 275), (937, 280)]
+    points = first + second
+    assert order_along_row(points, 90.0) == list(range(8)) + [9, 11, 10, 8]
+    # a gap in the first line (a card about to go in) does not start a new line there
+    gapped = first[:3] + [(x + 200, y) for x, y in first[3:]]
+    assert order_along_row(gapped, 90.0) == list(range(8))
+
+
 def test_row_zone_holds_the_row_and_its_ends_but_not_far_cards():
     quads = [card_quad(400 + 80 * k, 300) for k in range(4)]
     zone = row_zone(quads)
