@@ -10,6 +10,11 @@ Two passes over the same scenes:
 * ``e2e``: :meth:`vision.pipeline.CardReader.read_frame` (detector + reader) on the whole image;
   each ground-truth card is matched to the detection with the highest IoU (>= 0.5).
 
+Besides the scene's conditions, Via Gladiola cards are broken down by whether their blister row
+is seen whole (``blister_row``: in the image and under no other card; the truth does not know
+hands) and, end to end, by whether the detector flagged the card as partly hidden (the pipeline
+drops the blister count of those).
+
 A field counts as right only when it was read and is correct; an abstention (None) is not
 right and not wrong; a wrong value is "confident wrong" (every reported field is confident by
 construction: low-confidence fields are reported as None). Per-condition breakdowns show where
@@ -181,6 +186,38 @@ def conditions_of(scene_truth: object) -> dict[str, str]:
     return {"blur": c.blur.value, "hands": str(c.hands), "tilt": tilt, "table": c.table.value, "style": c.style}
 
 
+BLISTER_ROW_TOP_MM = {SpecKind.WALK: 58.5, SpecKind.FINISH: 50.0, SpecKind.GLADIOLA: 72.0, SpecKind.START: 70.0}
+"""Top of the printed blister row (mm from the card's top on a 59 x 91 mm Via Gladiola card)."""
+
+
+def blister_row_seen(card: CardTruth, cards: tuple[CardTruth, ...], width: int, height: int) -> str | None:
+    """Whether the blister row of a Via Gladiola card lies fully in the image and under no other
+    card (``seen``) or not (``hidden``); None for other cards. Hands are not known to the truth,
+    so a row under a hand counts as seen. The whole band is judged for a card without blisters."""
+    top = BLISTER_ROW_TOP_MM.get(card.spec.kind)
+    if top is None or card.spec.game is not Game.GLADIOLA:
+        return None
+    n = card.spec.blisters or 0
+    half = (n * 8.2 + (n - 1) * 1.6) / 2 if n else 24.6
+    row_mm = np.float32([[29.5 - half, top], [29.5 + half, top], [29.5 + half, top + 3.8], [29.5 - half, top + 3.8]])
+    to_image = cv2.getPerspectiveTransform(np.float32([[0, 0], [59, 0], [59, 91], [0, 91]]),
+                                           np.float32(card.corners))
+    row = cv2.perspectiveTransform(row_mm.reshape(1, 4, 2), to_image)[0]
+    margin = max(width, height)  # a row partly outside the image is drawn on a larger canvas
+    canvas = np.zeros((height + 2 * margin, width + 2 * margin), np.uint8)
+
+    def fill(poly: np.ndarray, value: int) -> None:  # (quarter-pixel precision)
+        cv2.fillPoly(canvas, [np.round((poly + margin) * 4).astype(np.int32)], value, cv2.LINE_8, 2)
+
+    fill(row, 1)
+    total = int(canvas.sum())
+    for other in cards:
+        if other.z > card.z:
+            fill(np.float32(other.corners), 0)
+    inside = int(canvas[margin: margin + height, margin: margin + width].sum())
+    return "seen" if total and inside >= 0.97 * total else "hidden"
+
+
 def iou(a: np.ndarray, b: np.ndarray) -> float:
     """Intersection over union of two convex quads."""
     inter, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
@@ -215,6 +252,12 @@ def run(games: list[Game], seeds: range, min_visible: float, e2e: bool, use_deck
         for seed in seeds:
             scene = render_scene(seed, game, SceneConfig())
             conds = conditions_of(scene.truth)
+            h, w = scene.image.shape[:2]
+
+            def card_conds(c: CardTruth) -> dict[str, str]:
+                row = blister_row_seen(c, scene.truth.cards, w, h)
+                return conds if row is None else {**conds, "blister_row": row}
+
             shown = [c for c in scene.truth.cards if c.visible_fraction >= 0.3]
             dets = [Detection(Quad.card_order(np.array(c.corners, np.float64)), 1.0, c.visible_fraction >= min_visible)
                     for c in shown]
@@ -228,7 +271,8 @@ def run(games: list[Game], seeds: range, min_visible: float, e2e: bool, use_deck
                 if c.visible_fraction < min_visible:
                     continue
                 gt = np.array(c.corners, np.float64)
-                score(truth_rep, expected_of(c), got_of(o, gt), conds, o.image, f"{game.value}/{seed}/{c.spec.id}")
+                score(truth_rep, expected_of(c), got_of(o, gt), card_conds(c), o.image,
+                      f"{game.value}/{seed}/{c.spec.id}")
             if not e2e:
                 continue
             reader = CardReader(config)
@@ -249,7 +293,9 @@ def run(games: list[Game], seeds: range, min_visible: float, e2e: bool, use_deck
                     e2e_rep.unmatched += 1
                     continue
                 o = result.observations[bi]
-                score(e2e_rep, expected_of(c), got_of(o, gt), conds, o.image, f"{game.value}/{seed}/{c.spec.id}")
+                flagged = {"detector": "whole" if o.visible else "partly hidden"}
+                score(e2e_rep, expected_of(c), got_of(o, gt), {**card_conds(c), **flagged}, o.image,
+                      f"{game.value}/{seed}/{c.spec.id}")
     pipeline_module.read_digits = timer._inner  # type: ignore[assignment]
     return truth_rep, e2e_rep, timer
 

@@ -331,6 +331,7 @@ def count_blisters(a: _Analysis) -> tuple[int, float, float | None]:
     Plaster interiors are found by colour; a plaster's pale middle pad may split it in two and
     blur may merge neighbours, so the count comes from the row's length in card millimetres
     (each symbol is 8.2 mm long with 1.6 mm gaps at print scale), checked by the piece count.
+    Finding no plaster at all gives a zero below :data:`ACCEPT` (not a reading).
     """
     mask = _blister_mask(a)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
