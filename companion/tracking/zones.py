@@ -24,6 +24,7 @@ ROW_HALF_WIDTH = 0.9  # the Valais row band: this many card sizes either side of
 ROW_END_REACH = 2.0  # and this many card sizes beyond the first and last card
 ROW_CARD_REACH = 1.5  # and (convex hull) each card of the row grown by this factor round its centre
 ROW_STEP_REACH = 2.0  # a step this many card sizes long along a Valais row ends its line
+ROW_STEP_SLOPE = 2.0  # and so does a step this many times longer across the row than along it
 ROW_LINE_GAP = 1.1  # a row going on in another line: lines this many card sizes apart across it
 DISPLAY_MARGIN = 0.6  # the income display: bounding box of its cards plus this many card sizes
 
@@ -196,13 +197,22 @@ def row_zone(quads: Sequence[Quad]) -> Zone:
     return Zone(ZoneKind.ROW, convex_hull(corners + around))
 
 
+def _row_step(a: Point, b: Point, axis: Point, size: float) -> bool:
+    """Whether a card at ``b`` may follow one at ``a`` in the same line of a row along ``axis``:
+    at most ``ROW_STEP_REACH`` card sizes away and not mostly across the row."""
+    step_along = (b[0] - a[0]) * axis[0] + (b[1] - a[1]) * axis[1]
+    step_across = (b[0] - a[0]) * -axis[1] + (b[1] - a[1]) * axis[0]
+    return math.dist(a, b) <= ROW_STEP_REACH * size and abs(step_across) <= ROW_STEP_SLOPE * abs(step_along)
+
+
 def order_along_row(points: Sequence[Point], size: float | None = None) -> list[int]:
     """Indices of ``points`` in row order, starting from the end that is leftmost on screen.
 
     The row may be curved: start at the extreme point along the principal axis and walk to the
     nearest point not yet taken. Given the card ``size``, a row that goes on in a second line
     (the table was too short) is read like text: a line ends where the nearest card left lies
-    more than ``ROW_STEP_REACH`` card sizes away or more across the row than along it, and the
+    more than ``ROW_STEP_REACH`` card sizes away or ``ROW_STEP_SLOPE`` times more across the row
+    than along it (a bent row's end steps across a little), and the
     next line starts at the leftmost card of the topmost cards left (within ``ROW_LINE_GAP``
     card sizes across). Reverse the result for a row read right to left.
     """
@@ -220,16 +230,19 @@ def order_along_row(points: Sequence[Point], size: float | None = None) -> list[
         top = min(across[i] for i in left)
         line = [i for i in left if size is None or across[i] <= top + ROW_LINE_GAP * size]
         start = min(line, key=lambda i: (along[i], points[i][0], points[i][1]))
+        while size is not None:  # a bent row's end may hang lower: walk back to it
+            before = [i for i in left if along[i] < along[start]
+                      and _row_step(points[start], points[i], (dx, dy), size)]
+            if not before:
+                break
+            start = min(before, key=lambda i: math.dist(points[start], points[i]))
         order.append(start)
         left.remove(start)
         lines += 1
         while left:
             last = points[order[-1]]
             nxt = min(left, key=lambda i: (math.dist(last, points[i]), along[i]))
-            step_along = (points[nxt][0] - last[0]) * dx + (points[nxt][1] - last[1]) * dy
-            step_across = (points[nxt][0] - last[0]) * -dy + (points[nxt][1] - last[1]) * dx
-            if size is not None and (math.dist(last, points[nxt]) > ROW_STEP_REACH * size
-                                     or abs(step_along) < abs(step_across)):
+            if size is not None and not _row_step(last, points[nxt], (dx, dy), size):
                 break  # the line ends (a gap, or the next card lies in the line below)
             order.append(nxt)
             left.remove(nxt)

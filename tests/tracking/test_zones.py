@@ -53,6 +53,9 @@ def test_order_along_row_reads_a_close_second_line_from_its_start():
     second = [(1105, 265), (855, 300), (1020, 275), (937, 280)]
     points = first + second
     assert order_along_row(points, 90.0) == list(range(8)) + [9, 11, 10, 8]
+    # a row bent down at its left end (filmed): the end card starts the row, not the highest
+    bent = [(150, 330), (277, 287), (422, 253), (566, 240), (718, 229), (866, 238), (1007, 254), (1143, 284)]
+    assert order_along_row(bent + [(186, 535)], 100.0) == list(range(9))
     # a gap in the first line (a card about to go in) does not start a new line there
     gapped = first[:3] + [(x + 200, y) for x, y in first[3:]]
     assert order_along_row(gapped, 90.0) == list(range(8))
