@@ -527,6 +527,8 @@ class MatchConfig:
     rival above which the cell's print counts as seen (print brighter than at enrollment);
     ``unexplained``, ``unexplained_other``: a hidden cell that the close candidates all misfit by
     more than the first, and a card of another look fits within the second, refuses an answer;
+    ``follow_print``: a hidden cell whose print follows a close candidate counts as seen in
+    their comparison when that candidate's cell holds at least this mean squared luma;
     ``turn_ratio``: a crop is matched a quarter turn round when its best card fits that way
     within this share of the best distance as given;
     ``nudge_share``, ``nudge_margin``: two close candidates are each moved by a small shift to fit
@@ -559,6 +561,7 @@ class MatchConfig:
     unexplained: float = 3.0
     unexplained_other: float = 0.3
     turn_ratio: float = 0.7
+    follow_print: float = 0.25
     nudge_share: float = 0.25
     nudge_margin: int = 7
 
@@ -689,9 +692,10 @@ class DeckMatcher:
         q = describe(crop)
         return np.stack([self._dist(d)[0] for d in (q, rotate_180(q))])
 
-    def _dist(self, q: Descriptor) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Distances to every card (each at its best shift), the outlier cells left out, the shifts."""
-        cells = self._bank.cell_distances(q)
+    def _dist(self, q: Descriptor, unshifted: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Distances to every card (each at its best shift, or ``unshifted``), the outlier cells left
+        out, the shifts."""
+        cells = self._bank.cell_distances(q, unshifted)
         n, v, c = cells.shape
         out = outlier_cells(cells.reshape(n * v, c), self.config.keep, self.outlier)
         dist = masked_mean(cells.reshape(n * v, c), out).reshape(n, v)
@@ -713,8 +717,12 @@ class DeckMatcher:
         q0 = describe(crop)
         found = self._found(q0)
         qt = describe(quarter_turn(crop))
-        turned = self._found(qt)
         d_here = min(float(d.min()) for d, _, _ in found)
+        # A first look at the turned crop, without shifts (quicker, and a little farther).
+        first = min(float(self._dist(q, unshifted=True)[0].min()) for q in (qt, rotate_180(qt)))
+        if first >= d_here:
+            return self._explain(q0, found)
+        turned = self._found(qt)
         d_turned = min(float(d.min()) for d, _, _ in turned)
         if d_turned >= self.config.turn_ratio * d_here:
             return self._explain(q0, found)
@@ -828,9 +836,13 @@ class DeckMatcher:
         """Cells (boolean, grid order) whose print follows one of ``cards`` laid over the query and
         blurred like it (correlation ``MatchConfig.print_follows``): coloured print (blisters,
         petals) that stands out more or less than at enrollment misfits every template, yet it
-        is in view and shows which of them it is."""
-        corr = np.stack([luma_cell_correlations(q.luma, views.blurred(c)) for c in cards])
-        return corr.max(axis=0) >= self.config.print_follows
+        is in view and shows which of them it is. Only cells where that card has print of its
+        own count (``MatchConfig.follow_print``: mean squared luma): an occluder's edge can
+        follow the faint texture of a plain cell."""
+        seen = [views.blurred(c) for c in cards]
+        corr = np.stack([luma_cell_correlations(q.luma, t) for t in seen])
+        ink = luma_cell_errors(np.zeros_like(q.luma), np.stack(seen)) >= self.config.follow_print
+        return ((corr >= self.config.print_follows) & ink).any(axis=0)
 
     def _refuse_unexplained(self, q: Descriptor, cards: Sequence[int], hidden: np.ndarray, views: _Views) -> str:
         """Why none of ``cards`` can be the answer ('' if one can): a hidden cell that none of

@@ -22,7 +22,10 @@ off (in its enrollment photo, or along a bent edge at the table) still lines up 
 Camera blur is modelled on the templates, never undone on the query: :func:`blur_kernels` lists
 defocus disks and motion streaks, and :func:`blur_luma` shows a template through one of them.
 :func:`align_template` lays a template over a query more closely than a shift can (a homography
-that moves no corner more than ``ALIGN_REACH``), for crops cut from slightly wrong quads.
+that moves no corner more than ``ALIGN_REACH``), for crops cut from slightly wrong quads;
+:func:`nudges` and :func:`best_nudge` move it a little further where two candidates differ, and
+:func:`blur_margin` marks the pixels that a blur fills from outside the descriptor.
+:func:`quarter_turn` turns back a crop that was cut with the card lying on its side.
 """
 
 from __future__ import annotations
@@ -287,14 +290,18 @@ class TemplateBank:
         self._luma_energy = (self.luma ** 2).sum(axis=2)
         self._chroma_energy = (self.chroma ** 2).sum(axis=2)
 
-    def cell_distances(self, query: Descriptor) -> np.ndarray:
-        """Mean squared differences per grid cell to every template in every shift: (N, shifts, cells)."""
+    def cell_distances(self, query: Descriptor, unshifted: bool = False) -> np.ndarray:
+        """Mean squared differences per grid cell to every template in every shift: (N, shifts, cells).
+
+        ``unshifted``: to every template as enrolled only, (N, 1, cells), a quicker first look.
+        """
+        rows = slice(None) if not unshifted else slice(self.moves.index((0.0, 0.0)), None, self.variants)
         ql = _cells(query.luma[None], LUMA_H, LUMA_W)[0]
         qc = _cells(query.chroma[None], CHROMA_H, CHROMA_W)[0]
-        dl = self._luma_energy - 2 * np.einsum("ncp,cp->nc", self.luma, ql) + (ql ** 2).sum(axis=1)
-        dc = self._chroma_energy - 2 * np.einsum("ncp,cp->nc", self.chroma, qc) + (qc ** 2).sum(axis=1)
+        dl = self._luma_energy[rows] - 2 * np.einsum("ncp,cp->nc", self.luma[rows], ql) + (ql ** 2).sum(axis=1)
+        dc = self._chroma_energy[rows] - 2 * np.einsum("ncp,cp->nc", self.chroma[rows], qc) + (qc ** 2).sum(axis=1)
         cells = np.maximum(dl, 0) / ql.shape[1] + self.chroma_weight * np.maximum(dc, 0) / (qc.shape[1] / 2)
-        return cells.reshape(-1, self.variants, cells.shape[1])
+        return cells.reshape(-1, 1 if unshifted else self.variants, cells.shape[1])
 
 
 def luma_cell_errors(query: np.ndarray, templates: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:

@@ -79,6 +79,8 @@ def _enrolled_gladiola(directory: Path) -> Callable[[np.ndarray], Any] | None:
         return CardReading(
             kind=CardKind(found.kind.value), flipped=found.flipped, value=found.value, blisters=found.blisters,
             confidence=sure, orientation_confidence=sure, source="deck",
+            # a crop matched once turned a quarter clockwise: the card's top is a corner shift back
+            turn=3 if found.turned else 0,
             field_confidences=FieldConfidences(kind=sure, value=sure if found.value is not None else 0.0,
                                                blisters=sure if found.blisters is not None else 0.0),
         )
