@@ -23,12 +23,16 @@ layout as the starting position (no moves): the START card (Gladiola), the first
   a START card turned for the next day with no FINISH seen -> :class:`Walk` of a FINISH card
   (the camera missed it; preceded by a :class:`TableWalk` of the walk refused last when the
   FINISH fits only on that one; a :class:`TableWalk` itself when the step rules refuse it) and
-  a new pile.
+  a new pile. A walk read for sure on the pile that never came to rest before the next card
+  covered it (a glimpse, see :class:`~companion.tracking.tracks.CardSettled`) is a
+  :class:`Walk` before that card's, when it is a step between the two.
 * :class:`ValaisMoves`: whenever the table is calm, the dates along the row are aligned with the
   accepted timeline; one date left over -> :class:`PlaceSeen` at its place among the accepted
   cards (cards pushed along are just the accepted ones again); a wrong card still lying there or
   then taken away -> nothing; an accepted card missing after a card was taken off the table
   while a 1915 joker asks for a removal -> :class:`RemoveFromTimeline` (otherwise a notice).
+  A card put into the row after the engine's count ended the game reopens it: a
+  :class:`~companion.games.valais.MissedDraw` for the player who had finished, then the move.
 * :class:`AppiaMoves`: an income card leaves the display -> :class:`Income`; when it was the last
   one, the move waits for the seven new cards and carries them as ``revealed``.
 

@@ -34,7 +34,6 @@ How it decides:
 from __future__ import annotations
 
 import math
-
 from collections import Counter, deque
 from dataclasses import dataclass, field, replace
 
@@ -211,11 +210,11 @@ class _Track:
     glimpsed: list[Glimpse] = field(default_factory=list)
     """Readings confirmed here since the last settling that gave way to another unsettled."""
     glimpse_told: bool = False
+    """The current (unsettled) reading was handed on as a glimpse to a card settling over it."""
     showing: bool = False
     """This frame's observation read as the track's card (not unread, not another card)."""
     shown_at: float = 0.0
     """When an observation last voted for ``reading``."""
-    """The current (unsettled) reading was handed on as a glimpse to a card settling over it."""
 
 
 def _same_card(reading: Reading | None, obs: CardObservation) -> bool:
