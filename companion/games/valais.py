@@ -432,6 +432,8 @@ def describe_correction(action: Correction) -> str:
     if isinstance(action, MissedWrong):
         return "a wrong card put in and taken away unseen"
     return f"{_player(action.player)} drew a card unseen"
+
+
 Action = Union[Place, PlaceSeen, RevealOwn, RevealSeen, KeepCard, GiveCard, RemoveFromTimeline, DiscardOwn,
                MissedWrong, MissedDraw]
 
