@@ -8,8 +8,10 @@ card's top or bottom. Everything works on structure that survives a change of pr
    grouped into horizontal lines.
 2. Both ends are tried. In each, the layouts the decks use are looked for: a corner index in the
    top-left corner (Via Gladiola walk/FINISH; the same index is printed turned round in the
-   opposite corner, so both ends give a vote), a 4-digit year centred in the upper half
-   (Valais date side), a digit top-left and one left just below the middle (Via Appia income),
+   opposite corner, so both ends give a vote; a lone digit counts only where a one-digit value
+   is printed, centred in its box with paper beside it, and an index cut by the crop's side not
+   at all: either may be what is left of a two-digit number), a 4-digit year centred in the
+   upper half (Valais date side), a digit top-left and one left just below the middle (Via Appia income),
    a lone centred "0" near the top (START).
 3. Digits are matched against font templates (:mod:`vision.read.glyphs`) and decoded only to
    values the deck can hold (:class:`~vision.read.types.Deck`).
@@ -46,6 +48,15 @@ from vision.types import CardDate, CardKind, FieldConfidences
 READ_W, READ_H = 240, 368
 ACCEPT = 0.5
 """Field confidence below which a field is reported as None."""
+INK_MARGIN = 4
+"""Pixels along the crop's sides never taken as ink (the table or a neighbour past the quad)."""
+LONE_CX = (0.17, 0.33)
+"""Where (fraction of the card's width) the centre of a one-digit corner index may lie: the digit
+is centred in its box; a glyph left or right of that is one digit of a two-digit number (on the
+tuning sets lone digits read right lay at 0.19-0.32, lost-digit readings below 0.17 or above 0.33)."""
+LONE_BESIDE_H, LONE_BESIDE_INK = 0.6, 0.1
+"""A one-digit index is doubtful when more than ``LONE_BESIDE_INK`` of the strip ``LONE_BESIDE_H`` x its
+height wide on either side of it is ink (a one-digit value has paper there)."""
 
 
 @dataclass(frozen=True)
@@ -126,7 +137,7 @@ def analyse(card: np.ndarray) -> _Analysis:
                      else cv2.INTER_LINEAR)
     gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
     ink, ratio = _ink(gray)
-    margin = 4
+    margin = INK_MARGIN
     ink[:margin, :] = 0
     ink[-margin:, :] = 0
     ink[:, :margin] = 0
@@ -245,6 +256,8 @@ class _EndFindings:
     income_top: ValueVote | None
     income_bottom: ValueVote | None
     start_zero: ValueVote | None
+    index_seen: bool = False
+    """A walk card's corner index is printed here, read or not (no gladiola card then)."""
 
 
 def _end(a: _Analysis, turned: bool, deck: Deck, kinds: frozenset[CardKind]) -> _EndFindings:
@@ -254,6 +267,7 @@ def _end(a: _Analysis, turned: bool, deck: Deck, kinds: frozenset[CardKind]) -> 
     by_label = {g.label: g for g in a.glyphs}
     lines = _lines(glyphs)
     corner = year = inc_top = inc_bottom = zero = None
+    index_seen = False
     corner_line: tuple[Blob, ...] = ()
     year_line: tuple[Blob, ...] = ()
 
@@ -280,6 +294,27 @@ def _end(a: _Analysis, turned: bool, deck: Deck, kinds: frozenset[CardKind]) -> 
                 return True
         return False
 
+    ink = a.ink[::-1, ::-1] if turned else a.ink
+
+    def lone_doubtful(line: list[Blob]) -> bool:
+        """Whether a one-glyph corner index may be what is left of a two-digit number.
+
+        A one-digit value is printed centred in the index box (its centre 0.24-0.28 of the card's
+        width across the decks' styles); the first digit of a two-digit number lies left of that,
+        the second right of it. A lone glyph outside that place, or with ink beside it at its
+        height (a neighbour digit joined to the border or another card, or smeared by motion so
+        it failed the glyph tests), is not read as a one-digit number.
+        """
+        g = line[0]
+        if not LONE_CX[0] * W <= g.cx <= LONE_CX[1] * W:
+            return True
+        reach = int(round(LONE_BESIDE_H * g.h))
+        for lo, hi in ((g.x0 - 1 - reach, g.x0 - 1), (g.x1 + 1, g.x1 + 1 + reach)):
+            side = ink[g.y0:g.y1, max(0, lo):max(0, min(W, hi))]
+            if side.size and float(side.mean()) > LONE_BESIDE_INK:
+                return True
+        return False
+
     for line in lines:
         x0, y0 = line[0].x0, min(g.y0 for g in line)
         x1, y1 = line[-1].x1, max(g.y1 for g in line)
@@ -287,10 +322,16 @@ def _end(a: _Analysis, turned: bool, deck: Deck, kinds: frozenset[CardKind]) -> 
         cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
         same_h = max(g.h for g in line) <= 1.15 * min(g.h for g in line)
         left_limit = (0.22 if len(line) == 2 else 0.3) * W  # a lone 1 sits right in its box
+        if (walkish and len(line) <= 2 and x0 < 0.3 * W and y0 < 0.16 * H and 0.075 * H < h < 0.2 * H
+                and x1 - x0 >= 0.45 * h):
+            index_seen = True  # (looser than a reading: the quad may squeeze or cut the card)
         if walkish and len(line) <= 2 and x0 < left_limit and y0 < 0.16 * H and 0.11 * H < h < 0.18 * H and same_h:
             allowed = sorted((deck.walk_values if CardKind.WALK in kinds else set())
                              | ({deck.finish_value} if CardKind.FINISH in kinds else set()))
-            vote = None if crowded(line) else read(line, allowed)
+            # a narrow first glyph running into the crop's side may be what is left of a cut digit
+            # (the stroke of a 4 reads as a 1)
+            cut = x0 <= INK_MARGIN + 1 and line[0].w < 0.6 * line[0].h
+            vote = None if cut or crowded(line) or (len(line) == 1 and lone_doubtful(line)) else read(line, allowed)
             if vote and (corner is None or vote.score > corner.score):
                 corner, corner_line = vote, tuple(line)
         if (CardKind.TIMELINE in kinds and len(line) == 4 and abs(cx - W / 2) < 0.12 * W and 0.12 * H < cy < 0.5 * H
@@ -306,8 +347,10 @@ def _end(a: _Analysis, turned: bool, deck: Deck, kinds: frozenset[CardKind]) -> 
                 inc_bottom = read(line, allowed)
         if (CardKind.START in kinds and len(line) == 1 and abs(cx - W / 2) < 0.08 * W and 0.1 * H < cy < 0.35 * H
                 and 0.11 * H < h < 0.18 * H):
-            zero = read(line, [deck.start_value])
-    return _EndFindings(corner, corner_line, year, year_line, inc_top, inc_bottom, zero)
+            # decoded among all digits: a 9 or 6 of a walk card seen off-centre must not pass as the 0
+            vote = read(line, list(range(10)))
+            zero = vote if vote is not None and vote.value == deck.start_value else None
+    return _EndFindings(corner, corner_line, year, year_line, inc_top, inc_bottom, zero, index_seen)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -615,7 +658,10 @@ def _blossoms(a: _Analysis) -> tuple[float, float, float | None]:
     hsv = cv2.cvtColor(a.bgr, cv2.COLOR_BGR2HSV)
     h, s, v = hsv[..., 0], hsv[..., 1].astype(np.int16), hsv[..., 2]
     paper_s = int(cv2.cvtColor(a.paper.reshape(1, 1, 3).astype(np.uint8), cv2.COLOR_BGR2HSV)[0, 0, 1])
-    mask = ((s > max(paper_s + 50, 80)) & ((h < 14) | (h > 150)) & (v > 100)).astype(np.uint8)
+    # red or pink and either far more saturated than the paper or, on a tinted paper (a bluish
+    # card under warm light is itself fairly saturated), clearly redder than it
+    redder = (a.lab[..., 1].astype(np.int16) - int(a.paper_lab[1])) > 18
+    mask = (((s > max(paper_s + 50, 80)) | (redder & (s > 70))) & ((h < 14) | (h > 150)) & (v > 100)).astype(np.uint8)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7)))
     y0, y1 = int(0.06 * READ_H), int(0.94 * READ_H)
     mask = mask[y0:y1, int(0.12 * READ_W): int(0.88 * READ_W)]
@@ -812,7 +858,7 @@ def read_card(card: np.ndarray, deck: Deck = Deck()) -> CardReading:
     # START: a lone "0" centred near the top.
     for end, turned in ((top, False), (bottom, True)):
         if end.start_zero is not None and end.corner is None:
-            zconf = float(np.clip((end.start_zero.score - 0.45) / 0.3, 0, 1))
+            zconf = _glyph_conf(end.start_zero)
             nblisters, bconf = count_blisters_in_row(a, CardKind.START, turned)
             if nblisters == 0 and by is not None:
                 bconf = min(bconf, 0.4)  # plaster colour elsewhere on the card
@@ -827,12 +873,16 @@ def read_card(card: np.ndarray, deck: Deck = Deck()) -> CardReading:
         if rivals:
             best = _with_confidence(best, 0.5 * best.confidence)
         return _abstain_low(best)
-    return _abstain_low(_colour_kind(a, colours, deck, nblisters, bconf, by))
+    index_seen = top.index_seen or bottom.index_seen
+    return _abstain_low(_colour_kind(a, colours, deck, nblisters, bconf, by, index_seen))
 
 
 def _colour_kind(a: _Analysis, c: dict[str, float], deck: Deck, nblisters: int, bconf: float,
-                 blister_y: float | None) -> CardReading:
-    """Kinds without digits: gladiola, Valais event side, stone tile, or unknown."""
+                 blister_y: float | None, index_seen: bool = False) -> CardReading:
+    """Kinds without digits: gladiola, Valais event side, stone tile, or unknown.
+
+    ``index_seen``: a corner index was seen (though not read), so the card is no gladiola.
+    """
     kinds = deck.kinds
     digits_seen = len(a.glyphs)
     if CardKind.TIMELINE in kinds and c["paper"] < 0.6:
@@ -848,17 +898,23 @@ def _colour_kind(a: _Analysis, c: dict[str, float], deck: Deck, nblisters: int, 
         conf = float(np.clip((picture - 0.6) / 0.15, 0, 1)) * orient
         return CardReading(kind=CardKind.TIMELINE, face=Face.EVENT, flipped=upper < lower, confidence=conf,
                            field_confidences=FieldConfidences(kind=conf), orientation_confidence=orient)
-    if CardKind.GLADIOLA in kinds and c["sky"] < 0.03:
+    # (blue sky matters only where a Valais event picture may show red flowers under it: a Via
+    # Gladiola crop showing a blue card border beside the flower is still a gladiola)
+    sky_ok = c["sky"] < 0.03 or CardKind.TIMELINE not in kinds
+    if CardKind.GLADIOLA in kinds and sky_ok and not index_seen:
         centre, side, blossom_y = _blossoms(a)
         if centre > 0.006 and blossom_y is not None:
             conf = float(np.clip((centre - 0.006) / 0.006, 0, 1)) * float(np.clip(1.0 - side / (0.33 * centre), 0, 1))
-            conf *= float(np.clip((abs(blossom_y - 0.5) - 0.04) / 0.05, 0, 1))
+            # the blossoms sit in the upper half: which end is up is sure only when they are
+            # clearly off the middle; the kind does not depend on it, the blister row does
+            oconf = float(np.clip((abs(blossom_y - 0.5) - 0.04) / 0.05, 0, 1))
             flipped = blossom_y > 0.5
             nblisters, bconf = count_blisters_in_row(a, CardKind.GLADIOLA, flipped)
+            bconf = min(bconf, oconf)
             return CardReading(kind=CardKind.GLADIOLA, face=Face.FRONT, flipped=flipped, blisters=nblisters,
                                confidence=min(conf, bconf),
                                field_confidences=FieldConfidences(kind=conf, blisters=bconf),
-                               orientation_confidence=conf)
+                               orientation_confidence=oconf)
     paper_chroma = float(a.paper.max() - a.paper.min())
     if (c["ink"] < 0.005 and c["sat"] < 0.05 and digits_seen == 0 and float(a.paper.mean()) < 185
             and paper_chroma < 30):  # a bare grey stone tile: no paper, no print

@@ -1,0 +1,103 @@
+"""Via Gladiola km values through imperfect quads: an index that lost a digit (cut off by the
+quad, joined to another card's border) abstains instead of reading the digit left; one-digit
+values still read; a walk card's digit is no START zero; gladiolas on tinted paper are found."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from samples.render.cards import render_face, style_named
+from samples.render.specs import CardSpec, Game, default_specs
+from vision.read import ACCEPT, READ_H, READ_W, Deck, read_card
+from vision.types import CardKind
+
+SPECS = {s.id: s for s in default_specs(Game.GLADIOLA)}
+PX_PER_MM = 6.0
+DECK = Deck.for_game("gladiola")
+SKIN = (120, 150, 200)
+"""A finger's colour (BGR), laid over the lower corner index so only the upper one can be read."""
+
+
+def _face(card_id: str, style: str) -> np.ndarray:
+    spec: CardSpec = SPECS[card_id]
+    return np.ascontiguousarray(render_face(spec, style_named(Game.GLADIOLA, style), None, PX_PER_MM).image)
+
+
+def _cover(face: np.ndarray, x0: float, y0: float, x1: float, y1: float, colour: tuple[int, int, int]) -> np.ndarray:
+    """The face with the rectangle (card millimetres) painted over."""
+    out = face.copy()
+    out[int(y0 * PX_PER_MM): int(y1 * PX_PER_MM), int(x0 * PX_PER_MM): int(x1 * PX_PER_MM)] = colour
+    return out
+
+
+def _crop(face: np.ndarray, top: float, bottom: float, left: float, right: float) -> np.ndarray:
+    """The crop of a quad whose edges lie at these card millimetres (grey table outside the card)."""
+    h, w = face.shape[:2]
+    pad = 200
+    table = np.full((h + 2 * pad, w + 2 * pad, 3), 95, np.uint8)
+    table[pad:pad + h, pad:pad + w] = face
+    table = cv2.GaussianBlur(table, (0, 0), 1.2)
+    src = np.float32([[left, top], [right, top], [right, bottom], [left, bottom]]) * PX_PER_MM + pad
+    dst = np.float32([[0, 0], [READ_W, 0], [READ_W, READ_H], [0, READ_H]])
+    return cv2.warpPerspective(table, cv2.getPerspectiveTransform(src, dst), (READ_W, READ_H), flags=cv2.INTER_AREA)
+
+
+@pytest.mark.parametrize("card_id,style,left", [
+    ("W45", "postcard", 11.0), ("W45", "postcard", 13.0), ("W47", "meadow", 9.0), ("W47", "meadow", 13.0),
+    ("W17", "trail", 13.0), ("W28", "trail", 13.0),
+])
+def test_index_cut_by_the_quad_is_not_read_as_its_last_digit(card_id: str, style: str, left: float) -> None:
+    # the quad starts inside the card (its first digit is cut off) and a finger hides the lower index
+    face = _cover(_face(card_id, style), 30, 70, 59, 91, SKIN)
+    reading = read_card(_crop(face, 0, 91, left, 59 + left), DECK)
+    assert reading.value is None
+    assert reading.field_confidences.value < ACCEPT
+
+
+@pytest.mark.parametrize("card_id,style", [("W45", "trail"), ("W20", "meadow")])
+def test_lone_digit_with_ink_beside_it_abstains(card_id: str, style: str) -> None:
+    # another card's dark edge lies over the second digit, which joins it and stops being a glyph
+    face = _cover(_cover(_face(card_id, style), 30, 70, 59, 91, SKIN), 19, 0, 23, 30, (40, 40, 40))
+    reading = read_card(_crop(face, 0, 91, 0, 59), DECK)
+    assert reading.value is None
+
+
+@pytest.mark.parametrize("card_id", ["W01", "W04", "W07", "W09"])
+@pytest.mark.parametrize("style", ["meadow", "postcard", "trail"])
+def test_one_digit_values_still_read(card_id: str, style: str) -> None:
+    reading = read_card(_crop(_face(card_id, style), 0, 91, 0, 59), DECK)
+    assert reading.kind is CardKind.WALK
+    assert reading.value == SPECS[card_id].value
+    assert reading.field_confidences.value >= ACCEPT
+
+
+@pytest.mark.parametrize("style", ["meadow", "trail"])
+def test_walk_digit_in_the_start_zeros_place_is_no_start_card(style: str) -> None:
+    # a quad shifted by half a card puts the 9 of a walk card where START prints its 0
+    reading = read_card(_crop(_face("W09", style), -8, 83, -14.5, 44.5), DECK)
+    assert reading.kind is not CardKind.START
+    assert reading.value in (None, 9)
+
+
+@pytest.mark.parametrize("card_id", ["G1", "G7"])
+def test_gladiola_on_tinted_paper_is_found(card_id: str) -> None:
+    # warm light on the bluish trail paper makes the paper itself fairly saturated; the blossoms
+    # are then not much more saturated than it, only much redder
+    crop = _crop(_face(card_id, "trail"), 0, 91, 0, 59).astype(np.float32)
+    hsv = cv2.cvtColor(np.clip(crop, 0, 255).astype(np.uint8), cv2.COLOR_BGR2HSV).astype(np.float32)
+    hsv[..., 1] = np.clip(hsv[..., 1] * 0.55 + 55, 0, 255)  # paper's saturation up, the blossoms' down
+    tinted = cv2.cvtColor(hsv.astype(np.uint8), cv2.COLOR_HSV2BGR)
+    reading = read_card(tinted, DECK)
+    assert reading.kind is CardKind.GLADIOLA
+    assert reading.field_confidences.kind >= ACCEPT
+
+
+def test_gladiola_beside_a_blue_card_edge_is_found() -> None:
+    # the quad takes in a strip of a neighbouring trail card's blue border (sky-blue pixels)
+    face = _face("G3", "meadow")
+    crop = _crop(face, 0, 91, 0, 59)
+    crop[int(0.06 * READ_H): int(0.94 * READ_H), int(0.08 * READ_W): int(0.2 * READ_W)] = (200, 130, 40)
+    reading = read_card(crop, DECK)
+    assert reading.kind is CardKind.GLADIOLA
