@@ -627,9 +627,10 @@ class _Wrong:
 
 def _resembles(read: valais.CardDate, accepted: valais.CardDate) -> bool:
     """Whether ``read`` may be ``accepted`` misread: printed alike (both a year, or both a full
-    date) with at most one digit of the year different."""
+    date) with at most one digit of the year different, or the same year read without the day
+    and month printed beside it (or with a day and month read into a year-only card)."""
     if (read.month is None) != (accepted.month is None):
-        return False
+        return read.year == accepted.year
     return sum(a != b for a, b in zip(f"{read.year:04d}", f"{accepted.year:04d}")) <= 1
 
 

@@ -424,6 +424,24 @@ def test_valais_a_card_with_the_date_of_one_just_taken_away_is_judged_where_it_i
     assert len({m.action.card.card_id for _, m in moves}) == 2
 
 
+def test_valais_a_full_date_read_as_its_year_alone_is_no_new_card():
+    # 1988-02-17 lies in the row; for a while only its year is read (the day and month too
+    # small under blur): the same card misread, not a card "1988" put in beside it.
+    catalogue = valais.load_catalogue()
+    film = Film(seed=19)
+    row = centred_row(["1816", "1920", "1988-02-17"])
+    film.still(row, 20)
+    film.still(row[:2] + [timeline(row[2].x, "1988")], 25)
+    film.still(row, 10)
+    observer = valais.Observer.start(2, 0, first_card=5, catalogue=catalogue)
+    for position, card_id in ((1, 109), (2, 164)):
+        assert observer.apply(valais.PlaceSeen(catalogue.card(card_id).seen(), position)).legal
+    tracker = Tracker("valais", data=catalogue)
+    moves, _ = play(tracker, film, observer)
+    assert moves == []
+    assert any("reads 1988 where the row holds 1988-02-17" in n.message for n in tracker.notices())
+
+
 def test_valais_a_wrong_card_whose_neighbour_goes_unread_is_not_judged_again():
     catalogue = valais.load_catalogue()
     film = Film(seed=16)
