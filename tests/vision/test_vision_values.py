@@ -101,3 +101,24 @@ def test_gladiola_beside_a_blue_card_edge_is_found() -> None:
     crop[int(0.06 * READ_H): int(0.94 * READ_H), int(0.08 * READ_W): int(0.2 * READ_W)] = (200, 130, 40)
     reading = read_card(crop, DECK)
     assert reading.kind is CardKind.GLADIOLA
+
+
+def _end_reading(value: int | None, doubtful: bool = False):
+    from vision.read.reader import ValueVote, _EndFindings
+
+    vote = None if value is None else ValueVote(value, 0.9, 0.2)
+    return _EndFindings(vote, (), None, (), None, None, None, vote is not None, doubtful)
+
+
+def test_a_doubtful_lone_digit_counts_only_when_the_other_end_reads_the_same() -> None:
+    # (a lone digit with ink beside it may be what is left of a two-digit number; both printed
+    # indices showing the same lone digit cannot both have lost the same neighbour)
+    from vision.read.reader import _vote_corner
+
+    vote, conf = _vote_corner(_end_reading(4, doubtful=True), _end_reading(4, doubtful=True))
+    assert vote is not None and vote.value == 4 and conf >= ACCEPT
+    assert _vote_corner(_end_reading(4, doubtful=True), _end_reading(None))[0] is None
+    vote, _ = _vote_corner(_end_reading(4, doubtful=True), _end_reading(45))
+    assert vote is not None and vote.value == 45  # the fuller index stands
+    vote, _ = _vote_corner(_end_reading(4), _end_reading(None))
+    assert vote is not None and vote.value == 4

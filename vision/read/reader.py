@@ -54,7 +54,7 @@ LONE_CX = (0.17, 0.33)
 """Where (fraction of the card's width) the centre of a one-digit corner index may lie: the digit
 is centred in its box; a glyph left or right of that is one digit of a two-digit number (on the
 tuning sets lone digits read right lay at 0.19-0.32, lost-digit readings below 0.17 or above 0.33)."""
-LONE_BESIDE_H, LONE_BESIDE_INK = 0.6, 0.1
+LONE_BESIDE_H, LONE_BESIDE_INK = 0.6, 0.2
 """A one-digit index is doubtful when more than ``LONE_BESIDE_INK`` of the strip ``LONE_BESIDE_H`` x its
 height wide on either side of it is ink (a one-digit value has paper there)."""
 
@@ -258,6 +258,9 @@ class _EndFindings:
     start_zero: ValueVote | None
     index_seen: bool = False
     """A walk card's corner index is printed here, read or not (no gladiola card then)."""
+    corner_doubtful: bool = False
+    """``corner`` is a lone digit that may be what is left of a two-digit number: it counts only
+    when the other end reads the same."""
 
 
 def _end(a: _Analysis, turned: bool, deck: Deck, kinds: frozenset[CardKind]) -> _EndFindings:
@@ -269,6 +272,7 @@ def _end(a: _Analysis, turned: bool, deck: Deck, kinds: frozenset[CardKind]) -> 
     corner = year = inc_top = inc_bottom = zero = None
     index_seen = False
     corner_line: tuple[Blob, ...] = ()
+    corner_doubtful = False
     year_line: tuple[Blob, ...] = ()
 
     def read(line: list[Blob], allowed: list[int]) -> ValueVote | None:
@@ -331,9 +335,10 @@ def _end(a: _Analysis, turned: bool, deck: Deck, kinds: frozenset[CardKind]) -> 
             # a narrow first glyph running into the crop's side may be what is left of a cut digit
             # (the stroke of a 4 reads as a 1)
             cut = x0 <= INK_MARGIN + 1 and line[0].w < 0.6 * line[0].h
-            vote = None if cut or crowded(line) or (len(line) == 1 and lone_doubtful(line)) else read(line, allowed)
+            vote = None if cut or crowded(line) else read(line, allowed)
             if vote and (corner is None or vote.score > corner.score):
                 corner, corner_line = vote, tuple(line)
+                corner_doubtful = len(line) == 1 and lone_doubtful(line)
         if (CardKind.TIMELINE in kinds and len(line) == 4 and abs(cx - W / 2) < 0.12 * W and 0.12 * H < cy < 0.5 * H
                 and 0.12 * H < h < 0.22 * H and same_h):
             vote = read(line, list(range(deck.years[0], deck.years[1] + 1)))
@@ -350,7 +355,7 @@ def _end(a: _Analysis, turned: bool, deck: Deck, kinds: frozenset[CardKind]) -> 
             # decoded among all digits: a 9 or 6 of a walk card seen off-centre must not pass as the 0
             vote = read(line, list(range(10)))
             zero = vote if vote is not None and vote.value == deck.start_value else None
-    return _EndFindings(corner, corner_line, year, year_line, inc_top, inc_bottom, zero, index_seen)
+    return _EndFindings(corner, corner_line, year, year_line, inc_top, inc_bottom, zero, index_seen, corner_doubtful)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -728,8 +733,12 @@ def _read_date(a: _Analysis, year_line: tuple[Blob, ...], turned: bool, year: in
 
 
 def _vote_corner(top: _EndFindings, bottom: _EndFindings) -> tuple[ValueVote | None, float]:
-    """Combine the corner indices read at both ends (they print the same number)."""
-    votes = [v for v in (top.corner, bottom.corner) if v is not None]
+    """Combine the corner indices read at both ends (they print the same number); a doubtful
+    lone digit counts only when the other end reads the same."""
+    if top.corner is not None and bottom.corner is not None and top.corner.value == bottom.corner.value:
+        votes = [top.corner, bottom.corner]
+    else:
+        votes = [e.corner for e in (top, bottom) if e.corner is not None and not e.corner_doubtful]
     if not votes:
         return None, 0.0
     if len(votes) == 2:
