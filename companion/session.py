@@ -199,22 +199,24 @@ def _facts(game: str, observer: Any) -> GameFacts:
     )
 
 
-_HAND_TEXTS = {"keep": "keep one of the drawn cards", "give": "give a drawn card to player {to}",
+_HAND_TEXTS = {"keep": "keep one of the drawn cards", "give": "give a drawn card to {to}",
                "discard-own": "discard a card from the hand"}
 
 
-def _pad_options(game: str, module: ModuleType, observer: Any) -> tuple[PadOption, ...]:
+def _pad_options(game: str, module: ModuleType, observer: Any, names: Sequence[str] = ()) -> tuple[PadOption, ...]:
     """Via Appia's score pad: every legal action now, or every quarry outcome after a push.
     Valais*Wallis: what happens out of the camera's sight: the joker step a player takes in the
-    hand, and the corrections for a move the camera missed."""
+    hand, and the corrections for a move the camera missed (players named by ``names``)."""
     if game == "valais":
-        hand = tuple(PadOption(_HAND_TEXTS[a.to_json()["type"]].format(to=getattr(a, "to_player", 0) + 1), a)
+        def name(seat: int) -> str:
+            return names[seat] if 0 <= seat < len(names) else f"player {seat + 1}"
+
+        hand = tuple(PadOption(_HAND_TEXTS[a.to_json()["type"]].format(to=name(getattr(a, "to_player", 0))), a)
                      for a in observer.hand_actions())
-        player = observer.current_player
         fixes = tuple(
-            PadOption(f"player {player + 1} put a wrong card in and took it away unseen: the turn passes"
+            PadOption(f"{name(observer.current_player)} put a wrong card in and took it away unseen: the turn passes"
                       if isinstance(a, module.MissedWrong)
-                      else f"the game goes on: player {a.player + 1} drew a card unseen", a)
+                      else f"the game goes on: {name(a.player)} drew a card unseen", a)
             for a in observer.corrections())
         return hand + fixes
     if game != "appia" or observer.is_over():
@@ -514,7 +516,7 @@ class Session:
                 history=tuple(reversed(self._moves[-HISTORY_SHOWN:])),
                 can_pause=self.game == "gladiola" and not facts.over,
                 unrevealed=unrevealed,
-                pad=_pad_options(self.game, self.module, self._observer),
+                pad=_pad_options(self.game, self.module, self._observer, self.players),
                 source=self._source,
             )
 

@@ -153,9 +153,10 @@ def test_valais_joker_steps_in_the_hand_are_offered_on_the_pad(store):
     assert [o.text for o in pad] == ["keep one of the drawn cards"]
     assert session.enter(pad[0].action).verdict.legal
     give = session.view().pad
-    assert [o.action for o in give] == [valais.GiveCard(None, 1)] and give[0].text == "give a drawn card to player 2"
+    assert [o.action for o in give] == [valais.GiveCard(None, 1)] and give[0].text == f"give a drawn card to {NAMES[1]}"
     assert session.enter(give[0].action).verdict.legal
     assert [o.action for o in session.view().pad] == [valais.MissedWrong()]
+    assert session.view().pad[0].text.startswith(f"{NAMES[1]} put a wrong card in")
     assert session.view().facts.current_player == 1
 
 
