@@ -25,7 +25,7 @@ ROW_END_REACH = 2.0  # and this many card sizes beyond the first and last card
 ROW_CARD_REACH = 1.5  # and (convex hull) each card of the row grown by this factor round its centre
 ROW_STEP_REACH = 2.0  # a step this many card sizes long along a Valais row ends its line
 ROW_STEP_SLOPE = 2.0  # and so does a step this many times longer across the row than along it
-ROW_LINE_GAP = 1.1  # a row going on in another line: lines this many card sizes apart across it
+ROW_LINE_GAP = 1.1  # a line of the row starts among the cards left within this many card sizes of the topmost
 DISPLAY_MARGIN = 0.6  # the income display: bounding box of its cards plus this many card sizes
 
 
