@@ -1262,6 +1262,10 @@ class Observer(_Table):
         seen = action.card if isinstance(action, (PlaceSeen, RevealSeen)) else None
         return self._perform(action, seen)
 
+    def _can_draw(self) -> bool:
+        """Whether a card can be drawn now (from the stack, or from the discards reshuffled)."""
+        return bool(self.stack) or (self.rules.reshuffle_discards and bool(self.discard))
+
     def _correct(self, action: Correction) -> Verdict:
         """Count in a move the camera missed (see :class:`MissedWrong`, :class:`MissedDraw`)."""
         messages: list[str] = []
@@ -1270,7 +1274,7 @@ class Observer(_Table):
                 return Verdict.illegal("missed-wrong.step", "a missed wrong card is counted in when a player is "
                                        f"to place a card, got {'the game over' if self.over else self.step.value}")
             player = self.order[self.turn_pos]
-            if not self.stack and not (self.rules.reshuffle_discards and self.discard):
+            if not self._can_draw():
                 return Verdict.illegal("missed-wrong.stack", "expected a card left to draw, the draw pile is empty")
             self.discard.append(self.hands[player].pop())
             self._draw(self.hands[player], 1, messages)
@@ -1284,7 +1288,7 @@ class Observer(_Table):
             return Verdict.illegal("missed-draw.player", f"expected a player still in, {_player(player)} is out")
         if not self.over and self.step is not Step.PLACE:
             return Verdict.illegal("missed-draw.step", f"finish the joker first ({_STEP_WANTS[self.step]})")
-        if not self.stack and not (self.rules.reshuffle_discards and self.discard):
+        if not self._can_draw():
             return Verdict.illegal("missed-draw.stack", "expected a card left to draw, the draw pile is empty")
         self._draw(self.hands[player], 1, messages)
         messages.insert(0, f"{_player(player)} holds one card more than counted")
@@ -1302,7 +1306,7 @@ class Observer(_Table):
     def corrections(self) -> list[Correction]:
         """The corrections that make sense now: a missed wrong card of the player to place; once
         the count has ended the game, a missed draw of each player still in (the game goes on)."""
-        if not self.stack and not (self.rules.reshuffle_discards and self.discard):
+        if not self._can_draw():
             return []
         if self.over:
             return [MissedDraw(p) for p in self.players_in()]

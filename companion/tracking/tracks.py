@@ -365,7 +365,7 @@ class CardTracker:
                     and (track.settled is None or track.settled.reading != track.reading)):
                 # a card seen for sure, then hidden a while, then another card here: the first
                 # was covered (a card misread while it is put down turns into its reading at once)
-                agreeing = tuple(o for r, o, _ in track.votes if r == track.reading)[-cfg.evidence_size:]
+                agreeing = self._agreeing(track, track.reading)
                 track.glimpsed = (track.glimpsed + [Glimpse(track.reading, agreeing)])[-GLIMPSES_KEPT:]
             if track.reading is not None:
                 # the card changed when the new reading started to be seen, not when it won
@@ -388,6 +388,10 @@ class CardTracker:
                            if r.blisters is not None and replace(r, blisters=None) == card)
         return replace(card, blisters=blisters.most_common(1)[0][0]) if blisters else card
 
+    def _agreeing(self, track: _Track, reading: Reading) -> tuple[CardObservation, ...]:
+        """The latest observations of ``track`` that voted for ``reading`` (an event's evidence)."""
+        return tuple(o for r, o, _ in track.votes if r == reading)[-self.config.evidence_size:]
+
     def _covered(self, track: _Track) -> list[Glimpse]:
         """Glimpses of other tracks where ``track`` settles: readings confirmed there (or where
         the track rested before its last jump) that never settled and do not show now (the card
@@ -402,7 +406,7 @@ class CardTracker:
                     or min(math.dist(q.centroid, track.anchor.centroid) for q in places) > reach):
                 continue
             other.glimpse_told = True
-            agreeing = tuple(o for r, o, _ in other.votes if r == reading)[-self.config.evidence_size:]
+            agreeing = self._agreeing(other, reading)
             out.append(Glimpse(reading, agreeing))
         return out
 
@@ -438,7 +442,7 @@ class CardTracker:
             card = SettledCard(track.track_id, track.anchor, confirmed, now)
             track.settled = card
             moved = old is not None and corner_shift(old.quad, track.anchor) > self._tolerance(old.quad)
-            evidence = tuple(o for r, o, _ in track.votes if r == confirmed)[-cfg.evidence_size:]
+            evidence = self._agreeing(track, confirmed)
             glimpsed = tuple(g for g in track.glimpsed + self._covered(track) if g.reading != confirmed)
             track.glimpsed = []
             events.append(CardSettled(card, old.reading if old else None, moved, evidence, glimpsed))
