@@ -40,6 +40,10 @@ class PipelineConfig:
     ``reuse_diff``: when no pixel of an eighth-size gray copy of the frame changed by more than
     this many gray levels since the last frame, that frame's detections are used again (a still
     table costs no detection; 0 turns this off);
+    ``recheck_frames``: an unsure reading (nothing read, or a partly hidden card) is taken from
+    the cache, and a frame with one reuses the last detections, for at most this many frames;
+    then the card is detected and read afresh (a camera's noise differs from frame to frame, and
+    an outline that merged with the cards below may come out whole the next time);
     ``keep_images``: attach the rectified crop to each observation;
     ``known_cards``: recognises a rectified crop as a card of the user's enrolled deck (returns a
     reading, or None when unsure); tried before the zero-shot readers;
@@ -58,6 +62,7 @@ class PipelineConfig:
     cache_peak: float = 30.0
     cache_size: int = 64
     reuse_diff: float = 6.0
+    recheck_frames: int = 3
     keep_images: bool = False
     known_cards: Callable[[np.ndarray], CardReading | None] | None = None
     read_hidden: bool = True
@@ -68,6 +73,10 @@ class _Cached:
     corners: np.ndarray = field(compare=False)
     thumb: np.ndarray = field(compare=False)
     reading: CardReading
+    frame: int = 0
+    """The frame number it was read in."""
+    sure: bool = True
+    """Whether it was read from a whole card (an unsure reading is read again after a while)."""
 
 
 THUMB_W, THUMB_H = 24, 36
@@ -99,11 +108,17 @@ class CardReader:
         self.detections_reused = 0
         """How many frames used the previous frame's detections (nothing changed)."""
         self._last: tuple[np.ndarray, list[Detection]] | None = None
+        self._frame = 0
+        self._last_frame = 0
+        """The frame the reused detections were made in."""
+        self._unsure = False
+        """Whether the last frame had a card read unsure (see ``recheck_frames``)."""
 
     def read_frame(self, image: np.ndarray) -> FrameResult:
         """Detect and read every card in a BGR frame."""
         if not isinstance(image, np.ndarray) or image.ndim not in (2, 3) or image.size == 0:
             raise InvalidImageError(f"expected a non-empty image array, got {getattr(image, 'shape', type(image))}")
+        self._frame += 1
         return self.read_detections(image, self._detect(image))
 
     def _detect(self, image: np.ndarray) -> list[Detection]:
@@ -114,11 +129,14 @@ class CardReader:
         gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
         small = cv2.resize(gray, (max(1, w // 8), max(1, h // 8)), interpolation=cv2.INTER_AREA).astype(np.int16)
         last = self._last
-        if last is not None and last[0].shape == small.shape and int(np.abs(last[0] - small).max()) <= self.config.reuse_diff:
+        stale = self._unsure and self._frame - self._last_frame >= self.config.recheck_frames
+        if (last is not None and not stale and last[0].shape == small.shape
+                and int(np.abs(last[0] - small).max()) <= self.config.reuse_diff):
             self.detections_reused += 1
             return last[1]
         detections = detect_cards(image, self.config.detect)
         self._last = (small, detections)
+        self._last_frame = self._frame
         return detections
 
     def read_detections(self, image: np.ndarray, detections: Sequence[Detection]) -> FrameResult:
@@ -159,8 +177,10 @@ class CardReader:
             crops.append(crop)
         if self.config.tesseract:
             self._fallback(readings, crops, detections)
+        sure = [r is not None and r.kind is not CardKind.UNKNOWN and det.visible for r, det in zip(readings, detections)]
+        self._unsure = not all(sure)
         for k, corners, thumb in fresh:
-            self._store(_Cached(corners, thumb, readings[k]))  # type: ignore[arg-type]
+            self._store(_Cached(corners, thumb, readings[k], self._frame, sure[k]))  # type: ignore[arg-type]
         _size_tiles(readings, detections, deck_is_appia=CardKind.INCOME in self.config.deck.kinds)
         observations = []
         for det, reading, crop in zip(detections, readings, crops):
@@ -187,6 +207,8 @@ class CardReader:
     def _lookup(self, corners: np.ndarray, thumb: np.ndarray) -> CardReading | None:
         for entry in self._cache:
             if float(np.abs(entry.corners - corners).max()) > self.config.cache_px:
+                continue
+            if not entry.sure and self._frame - entry.frame >= self.config.recheck_frames:
                 continue
             diff = np.abs(entry.thumb - thumb)
             if float(diff.mean()) <= self.config.cache_diff and float(np.percentile(diff, 95)) <= self.config.cache_peak:

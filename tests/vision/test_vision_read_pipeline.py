@@ -122,3 +122,24 @@ def test_another_card_laid_where_one_lay_is_read_anew() -> None:
     assert reader.reads == 2
     assert before.date is not None and before.date.year == first.spec.year
     assert after.date is None or after.date.year == other.spec.year
+
+
+def test_an_unsure_card_is_detected_and_read_afresh_every_few_frames(monkeypatch) -> None:
+    # A still frame costs no detection and no reading, unless a card in it was read unsure (a
+    # partly hidden card, or nothing read): then every ``recheck_frames`` frames the frame is
+    # detected again and that card read again, since the next outline may come out whole.
+    import vision.pipeline as pipeline
+
+    scene = render_scene(11, Game.GLADIOLA, SceneConfig(resolution=(960, 540), degrade=False,
+                                                        layout=LayoutKind.SCATTERED, hands=0))
+    walks = [c for c in scene.truth.cards if c.visible_fraction > 0.97 and c.spec.kind.value == "walk"]
+    assert len(walks) >= 2
+    whole = Detection(Quad.from_array(walks[0].corners), 1.0)
+    hidden = Detection(Quad.from_array(walks[1].corners), 1.0, visible=False)
+    for found, calls_after, reads_after in (([whole], 1, 1), ([whole, hidden], 3, 4)):
+        calls: list[int] = []
+        monkeypatch.setattr(pipeline, "detect_cards", lambda image, config, f=found: calls.append(1) or list(f))
+        reader = CardReader(PipelineConfig(deck=Deck.for_game("gladiola"), tesseract=False, recheck_frames=3))
+        results = [reader.read_frame(scene.image) for _ in range(7)]
+        assert (len(calls), reader.reads) == (calls_after, reads_after)
+        assert all(r == results[0] for r in results)
