@@ -459,6 +459,11 @@ class Session:
             self._reveals.append((player, cards))
             self._touch()
 
+    def revealed_hands(self) -> tuple[tuple[str, ...] | None, ...]:
+        """Via Gladiola: the hands shown so far, one per seat (None where not yet); else ()."""
+        with self._lock:
+            return self._observer.revealed() if self.game == "gladiola" else ()
+
     def set_source_status(self, status: SourceStatus) -> None:
         with self._lock:
             if status != self._source:
@@ -716,6 +721,13 @@ def _frame_loop(session: Session, source: FrameSource, moves: MoveSource, hub: F
         for item in moves.moves(frame):
             try:
                 session.submit(item, origin)
+            except CompanionError as exc:
+                if on_error is None:
+                    raise
+                on_error(exc)
+        for hand in getattr(moves, "take_reveals", lambda: [])():  # Via Gladiola's shown hands
+            try:
+                session.reveal_hand(hand.player, hand.cards)
             except CompanionError as exc:
                 if on_error is None:
                     raise

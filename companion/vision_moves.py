@@ -3,6 +3,11 @@
 :class:`VisionMoves` implements the session's ``MoveSource``: per frame it runs the vision
 pipeline (detect, rectify, read, with its per-card cache), tells the tracker whether an arm is
 over the table, and hands the tracker's concluded moves to the session as ``MoveItem``s.
+
+Via Gladiola's end: once the observed game is over, calm frames (no arm over the table, no card
+settling) are searched for a shown hand laid in a row (:mod:`vision.hand`); when a few readings
+agree on its cards (:class:`companion.tracking.reveal.HandWatch`) the hand is queued for
+:meth:`VisionMoves.take_reveals`, as the next player's in seat order.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from companion.session import MoveItem
 from companion.setup_profile import CameraSetup
 from companion.sources import Frame
 from companion.tracking import TrackConfig, Tracker
+from companion.tracking.reveal import HandWatch, RevealedHand
 
 #: hand detection works on frames shrunk to this grid (width, height)
 HAND_GRID = (160, 90)
@@ -26,6 +32,8 @@ HAND_DIFF = 28.0
 HAND_AREA = 0.01
 #: how fast the calm table follows slow changes (share of the new frame per calm frame)
 HAND_ADAPT = 0.08
+#: Via Gladiola's shown hands are looked for on every this many calm frames after the game's end
+REVEAL_EVERY = 2
 
 
 class VisionMoves:
@@ -39,7 +47,10 @@ class VisionMoves:
         tracker: Tracker | None = None,
         track_config: TrackConfig = TrackConfig(),
         setup: CameraSetup = CameraSetup(),
+        revealed: Callable[[], Sequence[Sequence[str] | None]] | None = None,
     ) -> None:
+        """``revealed``: the hands shown so far, one per seat (None where not yet); without it
+        the hands this source named are taken as shown."""
         from vision.pipeline import CardReader, PipelineConfig
         from vision.read.types import Deck
 
@@ -52,6 +63,15 @@ class VisionMoves:
         self._background: np.ndarray | None = None
         self._last: tuple[int, Any, np.ndarray] | None = None
         self.hand = False
+        self.revealed = revealed
+        self._watch: HandWatch | None = None
+        self._named: dict[int, tuple[str, ...]] = {}
+        self._pending: list[RevealedHand] = []
+        self._calm_frames = 0
+        if self.game == "gladiola":
+            from companion.games.gladiola import load_deck
+
+            self._watch = HandWatch(load_deck())
 
     def _hand_over_table(self, image: np.ndarray) -> bool:
         """Whether an arm reaches over the table: a large region that differs from the calm
@@ -85,7 +105,36 @@ class VisionMoves:
         self._last = (frame.index, result, image)
         view = self.view() if self.view is not None else None
         found = self.tracker.update(frame.index, frame.timestamp, result, view=view, hand=self.hand or None)
+        self._watch_hands(image, view)
         return [MoveItem(m.frame_index, m.timestamp, m.action, tuple(m.evidence)) for m in found]
+
+    def take_reveals(self) -> list[RevealedHand]:
+        """The shown hands named since the last call (Via Gladiola, after the game's end)."""
+        out, self._pending = self._pending, []
+        return out
+
+    def _watch_hands(self, image: np.ndarray, view: Any) -> None:
+        """Read a shown hand on calm frames once the game is over (see the module doc)."""
+        if self._watch is None or view is None or not getattr(view, "over", False):
+            return
+        settling = self.tracker.cards.restless(self.tracker.config.settle_seconds)
+        if self.hand or settling:
+            self._calm_frames = 0
+            self._watch.reset()
+            return
+        self._calm_frames += 1
+        if self._calm_frames % REVEAL_EVERY:
+            return
+        from vision.hand import read_hands
+
+        revealed = self.revealed() if self.revealed is not None else None
+        if revealed is None:
+            seats = len(getattr(view, "hand_counts", ()))
+            revealed = [self._named.get(p) for p in range(seats)]
+        named = self._watch.see(read_hands(image), view, revealed)
+        if named is not None:
+            self._named[named.player] = named.cards
+            self._pending.append(named)
 
     def annotate(self, frame: Frame) -> np.ndarray:
         """The frame with each card's outline and reading, and a mark while an arm is over the table."""

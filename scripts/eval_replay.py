@@ -20,6 +20,11 @@ for the matched ones how many verdicts agree (same legality and the same number 
 draw) and how many are attributed to the same player. With ``--frames`` (the video's per-frame
 truth, which holds the frame where each filmed move's card came to rest) also the latency from
 that frame to the frame where the replay announced the move, for the matched moves.
+
+Via Gladiola's end: with ``--frames`` the hands shown on camera (the replay's ``reveals``) are
+compared with the truth's ``reveals``: per player the blister total read and the true one (a
+hand not read counts as not revealed, never as right), and the final scores and winners with
+the ones the true hands give.
 """
 
 from __future__ import annotations
@@ -66,6 +71,30 @@ class ReplayScore:
     latency_frames: tuple[int, ...] = ()
     """Per matched move with a known rest frame: announce frame minus rest frame."""
     fps: float | None = None
+    hands: tuple["HandScore", ...] = ()
+    """Via Gladiola with ``--frames``: per player who showed a hand in the film."""
+    # final scores and winners of both logs (None where a log has none)
+    scores_true: tuple[int, ...] | None = None
+    scores_found: tuple[int, ...] | None = None
+    winners_true: tuple[int, ...] | None = None
+    winners_found: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True)
+class HandScore:
+    """One player's shown hand: the blister total in the truth and as revealed by the replay
+    (None when the replay named no hand for the player)."""
+
+    player: int
+    cards: int
+    blisters_true: int
+    blisters_found: int | None
+    same_cards: bool
+    """The replay named the same walk cards and the same kinds and counts of the others."""
+
+    @property
+    def right(self) -> bool:
+        return self.blisters_found == self.blisters_true
 
 
 def _seen(events: list[dict]) -> list[dict]:
@@ -115,6 +144,41 @@ def _verdict(event: dict) -> tuple[bool, int]:
     return bool(v["legal"]), int(v.get("draws", 0))
 
 
+def _card_key(card_id: str) -> str:
+    """A walk card by its id, FINISH and gladiola cards by kind and blister count (the camera
+    tells them apart by nothing else)."""
+    kind = _gladiola_kinds().get(card_id)
+    if kind in ("finish", "gladiola"):
+        return f"{kind}/{_gladiola_blisters()[card_id]}"
+    return card_id
+
+
+@functools.lru_cache(maxsize=1)
+def _gladiola_blisters() -> dict[str, int]:
+    from companion.games.gladiola import load_deck
+
+    return {card.id: card.blisters for card in load_deck().cards}
+
+
+def compare_hands(found: dict, truth: dict, frames: dict) -> tuple[HandScore, ...]:
+    """Per player who showed a hand in the film: the truth's hand against the replay's ``reveals``."""
+    blisters = _gladiola_blisters()
+    got = {int(r["player"]): r for r in found.get("reveals", [])}
+    out = []
+    for shown in frames.get("reveals", []):
+        player, cards = int(shown["player"]), list(shown["cards"])
+        mine = got.get(player)
+        out.append(HandScore(
+            player=player, cards=len(cards), blisters_true=sum(blisters[c] for c in cards),
+            blisters_found=int(mine["blisters"]) if mine is not None else None,
+            same_cards=mine is not None and sorted(map(_card_key, mine["cards"])) == sorted(map(_card_key, cards))))
+    return tuple(out)
+
+
+def _tuple(values: list | None) -> tuple[int, ...] | None:
+    return tuple(int(v) for v in values) if values is not None else None
+
+
 def compare(found: dict, truth: dict, frames: dict | None = None) -> ReplayScore:
     """Align the seen moves of ``found`` with those of ``truth`` and count the differences;
     ``frames`` (a video's per-frame truth) adds the latency of each matched move."""
@@ -133,7 +197,12 @@ def compare(found: dict, truth: dict, frames: dict | None = None) -> ReplayScore
             rest = settle.get(want[j]["turn"])
             if rest is not None and "frame" in got[i]:
                 latency.append(int(got[i]["frame"]) - int(rest))
+    hands: tuple[HandScore, ...] = ()
+    if frames is not None and found.get("game") == "gladiola" and frames.get("reveals"):
+        hands = compare_hands(found, truth, frames)
     return ReplayScore(
+        hands=hands, scores_true=_tuple(truth.get("scores")), scores_found=_tuple(found.get("scores")),
+        winners_true=_tuple(truth.get("winners")), winners_found=_tuple(found.get("winners")),
         latency_frames=tuple(latency),
         fps=float(frames["video"]["fps"]) if frames is not None else None,
         truth_moves=len(want),
@@ -193,6 +262,16 @@ def main(argv: list[str] | None = None) -> int:
         median, worst = statistics.median(score.latency_frames), max(score.latency_frames)
         print(f"latency from rest to verdict ({len(score.latency_frames)} moves): median {median} frames = "
               f"{median / score.fps:.2f} s, max {worst} frames = {worst / score.fps:.2f} s at {score.fps:g} fps")
+    if score.hands:
+        right = sum(h.right for h in score.hands)
+        named = sum(h.blisters_found is not None for h in score.hands)
+        print(f"shown hands: {len(score.hands)}, revealed {named}, blister total right {right}")
+        for h in score.hands:
+            got = "not revealed" if h.blisters_found is None else f"{h.blisters_found}"
+            print(f"  player {h.player}: {h.cards} cards, blisters true {h.blisters_true}, read {got}"
+                  + (" (same cards)" if h.same_cards else ""))
+        print(f"scores true {list(score.scores_true or [])}, found {score.scores_found and list(score.scores_found)}; "
+              f"winners true {list(score.winners_true or [])}, found {score.winners_found and list(score.winners_found)}")
     for action in score.missed_actions:
         print(f"  missed  {action}")
     for action in score.phantom_actions:

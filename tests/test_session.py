@@ -204,3 +204,39 @@ def test_wait_for_change_wakes_on_a_move(store):
     timer.start()
     assert session.wait_for_change(version, timeout=5) == version + 1
     timer.join()
+
+
+def test_frame_loop_takes_the_hands_a_move_source_reads_at_the_end(store):
+    # A move source that reads shown hands (Via Gladiola's camera at the end) hands them over
+    # through ``take_reveals``; the loop reveals them, and a refused hand goes to ``on_error``.
+    from companion.tracking.reveal import RevealedHand
+
+    sim, session = start(store, "gladiola", seed=3)
+
+    class Reading:
+        def __init__(self) -> None:
+            self.queue: list[RevealedHand] = []
+
+        def moves(self, frame):
+            found = sim.moves(frame)
+            if sim.done() and not self.queue and session.revealed_hands() == (None,) * 3:
+                hands = sim.hands()
+                self.queue = [RevealedHand(0, tuple(hands[0]), 0), RevealedHand(0, tuple(hands[0]), 0)]
+                self.queue += [RevealedHand(p, tuple(h), 0) for p, h in enumerate(hands) if p]
+            return found
+
+        def take_reveals(self):
+            out, self.queue = self.queue, []
+            return out
+
+        def annotate(self, frame):
+            return frame.image
+
+    errors: list[Exception] = []
+    source = Reading()
+    run_loop(session, BlankSource(32, 24), source, FrameHub(), threading.Event(), Origin.SIMULATION,
+             idle=0, on_error=errors.append, stop_when=lambda: sim.done() and not source.queue)
+    assert session.is_over()
+    assert session.revealed_hands() == tuple(tuple(h) for h in sim.hands())
+    assert [str(e) for e in errors] == ["player 1 has already revealed their hand"]
+    assert session.view().facts.scores is not None

@@ -108,7 +108,8 @@ def run(args: argparse.Namespace) -> int:
 
         from companion.setup_profile import load_setup
 
-        moves = VisionMoves(game, view=session.public_view, setup=load_setup(args.profile, game))
+        moves = VisionMoves(game, view=session.public_view, setup=load_setup(args.profile, game),
+                            revealed=session.revealed_hands)
 
     hub = FrameHub()
     stop = threading.Event()

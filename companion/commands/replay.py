@@ -3,7 +3,9 @@
 The same chain as ``companion play`` (frames -> vision -> tracking -> observer), without the
 dashboard; prints the event log in the ``simulate`` JSON shape. The observer starts when the
 tracker has taken the starting layout: for Valais*Wallis that layout's dated card is the first
-card of the timeline.
+card of the timeline. In Via Gladiola the hands shown at the end are read from the camera
+(``reveals``: player, card ids, blister total, frame); once every hand is shown the log has the
+scores and winners.
 """
 
 from __future__ import annotations
@@ -79,8 +81,11 @@ def replay(source_spec: str, game: str, names: tuple[str, ...], first_player: in
     source = open_source(source_spec)
     observer: Any = module.Observer.start(len(names), first_player) if game == "gladiola" else None
     vision = VisionMoves(game, view=lambda: observer.public_view() if observer is not None else None,
-                         setup=load_setup(profile, game))
+                         setup=load_setup(profile, game),
+                         revealed=(lambda: observer.revealed()) if game == "gladiola" else None)
     events: list[dict[str, Any]] = []
+    reveals: list[dict[str, Any]] = []
+    refused: list[str] = []
     texts: list[str] = []
     frames = 0
     bar = None
@@ -108,6 +113,17 @@ def replay(source_spec: str, game: str, names: tuple[str, ...], first_player: in
                 if observer is None:
                     continue
                 judge(observer, item.action, item.frame_index, events)
+            for hand in vision.take_reveals():
+                if observer is None:
+                    continue
+                try:
+                    observer.reveal_hand(hand.player, hand.cards)
+                except CompanionError as exc:
+                    message = f"a hand read for player {hand.player + 1} was refused: {exc}"
+                    if message not in refused:  # (the same row is read again while it lies there)
+                        refused.append(message)
+                    continue
+                reveals.append(dict(hand.to_json(), frame=frame.index))
             # a player presses Pause once the card played before has been judged: a pause is
             # held while a card is still coming to rest (at most PAUSE_HOLD seconds)
             if pauses and pauses[0] <= frame.index and observer is not None:
@@ -126,6 +142,10 @@ def replay(source_spec: str, game: str, names: tuple[str, ...], first_player: in
     scores = winners = None
     if over and game == "valais":
         scores, winners = list(observer.scores()), list(observer.winners())
+    if over and game == "gladiola":
+        _reveal_empty_hands(observer)
+        if all(h is not None for h in observer.revealed()):
+            scores, winners = list(observer.scores()), list(observer.winners())
     return {
         "game": game,
         "players": list(names),
@@ -134,8 +154,17 @@ def replay(source_spec: str, game: str, names: tuple[str, ...], first_player: in
         "winners": winners,
         "frames": frames,
         "over": over,
-        "notices": [n.message for n in vision.tracker.notices()],
+        "notices": [n.message for n in vision.tracker.notices()] + refused,
+        **({"reveals": reveals} if game == "gladiola" else {}),
     }
+
+
+def _reveal_empty_hands(observer: Any) -> None:
+    """A player left without cards shows an empty hand: nothing for the camera to read."""
+    counts = observer.public_view().hand_counts
+    for player, hand in enumerate(observer.revealed()):
+        if hand is None and counts[player] == 0:
+            observer.reveal_hand(player, ())
 
 
 def run(args: argparse.Namespace) -> int:
@@ -150,7 +179,11 @@ def run(args: argparse.Namespace) -> int:
         for e in log["events"]:
             who = log["players"][e["player"]] if e["player"] is not None else "-"
             print(f"{e['turn']:4d}  frame {e['frame']:5d}  {who}: {e['action']}  ->  {'; '.join(e['verdict']['messages'])}")
-        print(f"{log['frames']} frames, {len(log['events'])} moves, game over: {log['over']}")
+        for r in log.get("reveals", []):
+            print(f"      frame {r['frame']:5d}  {log['players'][r['player']]} shows {' '.join(r['cards'])}: "
+                  f"{r['blisters']} blisters")
+        print(f"{log['frames']} frames, {len(log['events'])} moves, game over: {log['over']}"
+              + (f", scores {log['scores']}, winners {log['winners']}" if log["scores"] is not None else ""))
     return 0
 
 

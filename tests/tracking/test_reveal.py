@@ -1,0 +1,113 @@
+"""Tests of companion.tracking.reveal: a read shown hand -> card ids, whose hand, agreement."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from companion.errors import CompanionError
+from companion.games.gladiola import load_deck
+from companion.tracking.reveal import HandWatch, RevealedHand, hand_ids, next_player
+from vision.hand import HandCard, ShownHand
+from vision.types import CardKind, Quad
+
+DECK = load_deck()
+QUAD = Quad(((0.0, 0.0), (59.0, 0.0), (59.0, 91.0), (0.0, 91.0)))
+
+
+def card(kind: CardKind, value: int | None = None, blisters: int | None = None) -> HandCard:
+    return HandCard(QUAD, 34.0, False, kind, value, blisters)
+
+
+def row(*cards: HandCard) -> ShownHand:
+    return ShownHand(QUAD, tuple(cards))
+
+
+@dataclass(frozen=True)
+class View:
+    hand_counts: tuple[int, ...]
+    over: bool = True
+    table: frozenset[str] = frozenset()
+
+    def on_table(self) -> frozenset[str]:
+        return self.table
+
+
+def blisters_of(card_id: str) -> int:
+    found = DECK.get(card_id)
+    assert found is not None
+    return found.blisters
+
+
+def test_walk_cards_by_value_finish_and_gladiola_by_blisters():
+    ids = hand_ids(row(card(CardKind.WALK, 17), card(CardKind.FINISH, 50, 2), card(CardKind.GLADIOLA, None, 4)), DECK)
+    assert ids is not None and ids[0] == "W17"
+    assert DECK.get(ids[1]).kind.value == "finish" and blisters_of(ids[1]) == 2
+    assert DECK.get(ids[2]).kind.value == "gladiola" and blisters_of(ids[2]) == 4
+
+
+def test_cards_taken_or_named_twice_are_not_given_again():
+    twins = [c.id for c in DECK.cards if c.kind.value == "finish" and c.blisters == 2]
+    assert len(twins) == 2
+    ids = hand_ids(row(card(CardKind.FINISH, 50, 2), card(CardKind.FINISH, 50, 2)), DECK)
+    assert ids is not None and sorted(ids) == sorted(twins)
+    # one of the two lies on the table: a row showing two of them cannot be right
+    assert hand_ids(row(card(CardKind.FINISH, 50, 2), card(CardKind.FINISH, 50, 2)), DECK,
+                    frozenset(twins[:1])) is None
+    assert hand_ids(row(card(CardKind.WALK, 17)), DECK, frozenset({"W17"})) is None
+
+
+@pytest.mark.parametrize("unsure", [
+    card(CardKind.UNKNOWN),
+    card(CardKind.WALK, None, 2),             # a walk card whose value was not read
+    card(CardKind.FINISH, 50, None),          # FINISH without its blister count
+    card(CardKind.GLADIOLA, None, None),
+    card(CardKind.FINISH, 50, 7),             # no FINISH card has 7 blisters
+])
+def test_one_unsure_card_makes_the_hand_unsure(unsure):
+    assert hand_ids(row(card(CardKind.WALK, 3), unsure), DECK) is None
+
+
+def test_a_blister_count_that_contradicts_the_value_makes_it_unsure():
+    right = blisters_of("W17")
+    assert hand_ids(row(card(CardKind.WALK, 17, right)), DECK) == ("W17",)
+    assert hand_ids(row(card(CardKind.WALK, 17, right + 1)), DECK) is None
+
+
+def test_next_player_in_seat_order_skips_shown_and_empty_hands():
+    assert next_player((3, 0, 2), (None, None, None)) == 0
+    assert next_player((3, 0, 2), (("W01",), None, None)) == 2
+    assert next_player((3, 0, 2), (("W01",), None, ("W02",))) is None
+
+
+def test_watch_names_a_hand_once_readings_agree():
+    watch = HandWatch(DECK, agree=3)
+    view = View((2, 1))
+    shown = row(card(CardKind.WALK, 5), card(CardKind.WALK, 9))
+    assert watch.see([shown], view, (None, None)) is None
+    assert watch.see([shown], view, (None, None)) is None
+    named = watch.see([shown], view, (None, None))
+    assert named == RevealedHand(0, ("W05", "W09"), blisters_of("W05") + blisters_of("W09"))
+
+
+def test_watch_starts_again_when_a_reading_differs_or_does_not_fit():
+    watch = HandWatch(DECK, agree=2)
+    view = View((2, 1))
+    first = row(card(CardKind.WALK, 5), card(CardKind.WALK, 9))
+    other = row(card(CardKind.WALK, 5), card(CardKind.WALK, 8))
+    assert watch.see([first], view, (None, None)) is None
+    assert watch.see([other], view, (None, None)) is None  # disagrees: counting starts again
+    assert watch.see([row(card(CardKind.WALK, 5))], view, (None, None)) is None  # one card: not player 0's hand
+    assert watch.see([first], view, (None, None)) is None
+    assert watch.see([first], view, (None, None)) == RevealedHand(0, ("W05", "W09"),
+                                                                  blisters_of("W05") + blisters_of("W09"))
+    # the second player holds one card; a table card cannot be in it, and nothing before the end
+    assert watch.see([row(card(CardKind.WALK, 5))], View((2, 1), table=frozenset({"W05"})),
+                     (("W07", "W09"), None)) is None
+    assert watch.see([row(card(CardKind.WALK, 6))], View((2, 1), over=False), (None, None)) is None
+
+
+def test_watch_needs_a_reading():
+    with pytest.raises(CompanionError, match="at least 1"):
+        HandWatch(DECK, agree=0)

@@ -1,0 +1,482 @@
+"""Reading a shown hand: cards laid face up in one overlapping row (Via Gladiola's end of game).
+
+A player shows their hand by laying the cards in a row, each card a little beyond the one before
+and on top of it, so that the top card is whole and every other card shows a strip along one
+side. :func:`read_hands` finds such rows in a frame and reads every card in them:
+
+1. Rows: regions of card pixels (the segmentation network's card classes, or a plain colour
+   difference from the table without the model) much longer than a card is high; the region's
+   rotated rectangle gives the row's direction, and its short side the card's long side.
+2. The row is warped into a strip at a fixed scale (``px_per_mm``, the card's 91 mm height
+   fixing the scale). Card edges across the row are straight lines over nearly the whole card
+   height: for a few small slants the share of rows where a column has a strong crosswise
+   gradient is taken, and peaks of it are the edges (an edge's close neighbours, a card's own
+   border line, are one edge). The row's end whose last piece is a whole card width holds the
+   top card; the strip is turned so that end is on the right. Each covered card then shows its
+   left strip, whose corner index is always in the strip's top-left corner (an upside-down
+   card shows its bottom-right index there).
+3. Each card's full quad (card size, the slant of its own edge, its own top and bottom edges)
+   is warped from the frame to a portrait crop; the part under the next card is painted with
+   the card's paper colour and the crop goes to :func:`vision.read.reader.read_card`. Blisters
+   of a covered card are counted only when its strip reaches past the card's centre line: the
+   row is centred, so the visible left half and its mirror image give the whole row.
+
+Readings keep the reader's confidences; fields below :data:`~vision.read.reader.ACCEPT` are
+None. Bad input raises :class:`HandInputError`; a frame without a row gives no hands.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from vision.errors import InvalidImageError
+from vision.read.reader import ACCEPT, CARD_H_MM, CARD_W_MM, READ_H, READ_W, analyse, count_blisters_in_row, read_card
+from vision.read.types import CardReading, Deck
+from vision.segment import load_segmenter
+from vision.types import CardKind, FieldConfidences, Quad
+
+
+class HandInputError(InvalidImageError):
+    """The frame given to :func:`read_hands` is not a usable BGR image."""
+
+
+@dataclass(frozen=True)
+class HandConfig:
+    """Tunables of :func:`read_hands`.
+
+    ``px_per_mm``: scale of the warped row; ``min_row_ratio``: smallest long/short side ratio of a
+    region taken as a row (three cards at a 34 mm step give 1.4); ``min_fill``: smallest share of
+    the region's rotated rectangle it covers; ``min_strip_mm``: smallest distance between two card
+    edges; ``edge_share``: smallest share of the card height along which a column must show a
+    strong crosswise step to be a card edge; ``edge_merge_mm``: edges closer than this are one (a
+    card's outline and its printed border line); ``whole_tolerance``: largest relative
+    difference between the top card's width and a card's width; ``slants``: edge slants tried
+    (degrees); ``hidden_margin_mm``: how far before the next card's edge a covered card's strip
+    is cut (shadow, edge error); ``mirror_margin_mm``: how far past the centre line a strip must
+    reach for its blisters to be counted.
+    """
+
+    px_per_mm: float = 4.0
+    min_row_ratio: float = 1.3
+    min_fill: float = 0.8
+    min_strip_mm: float = 10.0
+    edge_share: float = 0.5
+    edge_merge_mm: float = 4.5
+    whole_tolerance: float = 0.12
+    slants: tuple[float, ...] = (-6.0, -4.5, -3.0, -1.5, 0.0, 1.5, 3.0, 4.5, 6.0)
+    hidden_margin_mm: float = 0.5
+    mirror_margin_mm: float = 1.5
+    deck: Deck = field(default_factory=lambda: Deck.for_game("gladiola"))
+
+
+@dataclass(frozen=True)
+class HandCard:
+    """One card of a shown row, as read.
+
+    ``quad``: the whole card's outline in image pixels (the visible strip's corner first, then
+    clockwise as laid in the row); ``shown_mm``: how much of the card's width is in view (the
+    card's width for the top card); ``kind``/``value``/``blisters``: None or unknown where not
+    read confidently; ``flipped``: the strip showed the card's bottom index (the card lies
+    upside down).
+    """
+
+    quad: Quad
+    shown_mm: float
+    whole: bool
+    kind: CardKind = CardKind.UNKNOWN
+    value: int | None = None
+    blisters: int | None = None
+    flipped: bool = False
+    confidence: float = 0.0
+    field_confidences: FieldConfidences = field(default_factory=FieldConfidences)
+
+    def to_json(self) -> dict[str, object]:
+        return {"corners": self.quad.to_json(), "shown_mm": round(self.shown_mm, 1), "whole": self.whole,
+                "kind": self.kind.value, "value": self.value, "blisters": self.blisters,
+                "confidence": round(self.confidence, 4)}
+
+
+@dataclass(frozen=True)
+class ShownHand:
+    """A row of overlapping cards: ``cards`` in the order they were laid (bottom first, the whole
+    top card last); ``quad``: the row's rotated rectangle in image pixels."""
+
+    quad: Quad
+    cards: tuple[HandCard, ...]
+
+    @property
+    def count(self) -> int:
+        return len(self.cards)
+
+    def to_json(self) -> dict[str, object]:
+        return {"corners": self.quad.to_json(), "cards": [c.to_json() for c in self.cards]}
+
+
+# ------------------------------------------------------------------------------------------------
+# Finding rows
+
+
+def _card_mask(image: np.ndarray) -> tuple[np.ndarray, float]:
+    """A uint8 mask of card pixels and its scale (mask pixels per frame pixel)."""
+    segmenter = load_segmenter()
+    if segmenter is not None:
+        maps = segmenter.maps(image)
+        mask = ((maps.interior + maps.boundary) > 0.5).astype(np.uint8)
+        return mask, maps.factor
+    factor = min(1.0, 480.0 / image.shape[1])
+    small = cv2.resize(image, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
+    lab = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2LAB), (5, 5), 0).astype(np.float32)
+    table = np.median(lab.reshape(-1, 3), axis=0)
+    mask = (np.sqrt(((lab - table) ** 2).sum(axis=2)) > 25).astype(np.uint8)
+    return cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)), factor
+
+
+def _rows(image: np.ndarray, config: HandConfig) -> list[np.ndarray]:
+    """Rotated rectangles (4 corners, frame pixels) of regions shaped like a row of cards; the
+    first side runs along the row."""
+    mask, factor = _card_mask(image)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    out = []
+    for k in range(1, count):
+        if stats[k, 4] < 200:
+            continue
+        pts = np.column_stack(np.nonzero(labels == k)[::-1]).astype(np.float32)
+        (cx, cy), (w, h), angle = cv2.minAreaRect(pts)
+        long_side, short_side = max(w, h), min(w, h)
+        if short_side < 8 or long_side < config.min_row_ratio * short_side:
+            continue
+        if stats[k, 4] < config.min_fill * w * h:
+            continue
+        box = cv2.boxPoints(((cx, cy), (w, h), angle)) / factor
+        # start at a corner whose next side is a long one
+        sides = np.linalg.norm(np.roll(box, -1, axis=0) - box, axis=1)
+        start = 0 if sides[0] >= sides[1] else 1
+        out.append(np.roll(box, -start, axis=0))
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# Edges along a row
+
+
+@dataclass(frozen=True)
+class _Edge:
+    """A card edge across the strip: the group of neighbouring profile peaks it gave."""
+
+    x: float
+    """Column (strip pixels, at the band's middle height) of the strongest peak."""
+    lo: float
+    hi: float
+    """First and last peak column of the group (a card's outline and its printed border line)."""
+    slant: float
+    """Degrees; positive when the edge leans right going down."""
+    share: float
+
+
+def _edge_profile(strip: np.ndarray, band: tuple[int, int], config: HandConfig) -> tuple[np.ndarray, np.ndarray]:
+    """Per column, the best share (over slants) of band rows with a strong crosswise step, and
+    the slant giving it."""
+    lab = cv2.cvtColor(strip, cv2.COLOR_BGR2LAB).astype(np.float32)
+    grad = np.zeros(strip.shape[:2], np.float32)
+    for c in range(3):
+        grad += np.abs(cv2.Sobel(lab[..., c], cv2.CV_32F, 1, 0, ksize=3))
+    y0, y1 = band
+    grad = grad[y0:y1]
+    thr = max(40.0, 0.3 * float(np.percentile(grad, 99)))
+    strong = (grad > thr).astype(np.uint8)
+    strong = cv2.dilate(strong, np.ones((1, 3), np.uint8)).astype(np.float32)  # a wobble of one pixel
+    h, w = strong.shape
+    mid = (h - 1) / 2
+    best = np.zeros(w, np.float32)
+    slant = np.zeros(w, np.float32)
+    for s in config.slants:
+        t = math.tan(math.radians(s))
+        # row y moved left by t*(y-mid): a line leaning right by s degrees becomes upright
+        shifted = np.empty_like(strong)
+        for y in range(h):
+            d = int(round(t * (y - mid)))
+            row = strong[y]
+            if d > 0:
+                shifted[y, : w - d] = row[d:]
+                shifted[y, w - d:] = 0
+            elif d < 0:
+                shifted[y, -d:] = row[: w + d]
+                shifted[y, :-d] = 0
+            else:
+                shifted[y] = row
+        share = shifted.mean(axis=0)
+        better = share > best
+        best[better] = share[better]
+        slant[better] = s
+    return best, slant
+
+
+def _edges(profile: np.ndarray, slant: np.ndarray, config: HandConfig) -> list[_Edge]:
+    """Card edges: columns where the profile peaks above ``edge_share``, peaks closer than
+    ``edge_merge_mm`` grouped into one edge."""
+    ppm = config.px_per_mm
+    cols = [x for x in range(1, len(profile) - 1)
+            if profile[x] >= config.edge_share and profile[x] >= profile[x - 1] and profile[x] > profile[x + 1]]
+    groups: list[list[int]] = []
+    for x in cols:
+        if groups and x - groups[-1][-1] <= config.edge_merge_mm * ppm:
+            groups[-1].append(x)
+        else:
+            groups.append([x])
+    out = []
+    for g in groups:
+        x = max(g, key=lambda c: float(profile[c]))
+        out.append(_Edge(float(x), float(g[0]), float(g[-1]), float(slant[x]), float(profile[x])))
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# Reading a row
+
+
+@dataclass(frozen=True)
+class _Strip:
+    """A row warped into an upright strip: ``matrix`` maps frame pixels to strip pixels."""
+
+    image: np.ndarray
+    matrix: np.ndarray
+    """3x3, frame -> strip."""
+    band: tuple[int, int]
+    """Strip rows of the card band (the row's rectangle without the padding)."""
+
+
+def _warp_strip(image: np.ndarray, box: np.ndarray, config: HandConfig, turn: bool) -> _Strip:
+    """The row's rectangle (first side along the row) as a strip at ``px_per_mm``, the short side
+    taken as the card's height; ``turn``: rotated by 180 degrees."""
+    along = box[1] - box[0]
+    length_px = float(np.linalg.norm(along))
+    height_px = float(np.linalg.norm(box[2] - box[1]))
+    eu = along / length_px
+    if turn:
+        eu = -eu
+    ev = np.array([-eu[1], eu[0]])
+    centre = box.mean(axis=0)
+    ppm = config.px_per_mm
+    k = ppm / (height_px / CARD_H_MM)  # strip pixels per frame pixel
+    pad = 8.0 * ppm
+    w = int(round(k * length_px + 2 * pad))
+    h = int(round(k * height_px + 2 * pad))
+    u0, v0 = w / 2, h / 2
+    m = np.array([[k * eu[0], k * eu[1], u0 - k * float(eu @ centre)],
+                  [k * ev[0], k * ev[1], v0 - k * float(ev @ centre)],
+                  [0.0, 0.0, 1.0]])
+    strip = cv2.warpAffine(image, m[:2], (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return _Strip(strip, m, (int(pad), int(h - pad)))
+
+
+def _outer_rows(strip: np.ndarray, x0: int, x1: int, expect: tuple[float, float], reach: float) -> tuple[float, float] | None:
+    """Top and bottom edge rows of one card within strip columns ``x0..x1``: the outermost rows
+    near ``expect`` where most columns show a strong step along the card."""
+    part = cv2.cvtColor(strip[:, max(0, x0):max(x0 + 1, x1)], cv2.COLOR_BGR2LAB).astype(np.float32)
+    grad = sum(np.abs(cv2.Sobel(part[..., c], cv2.CV_32F, 0, 1, ksize=3)) for c in range(3))
+    thr = max(40.0, 0.3 * float(np.percentile(grad, 99)))
+    share = (cv2.dilate((grad > thr).astype(np.uint8), np.ones((3, 1), np.uint8))).mean(axis=1)
+    found = []
+    for centre, outward in ((expect[0], -1), (expect[1], 1)):
+        lo, hi = int(max(0, centre - reach)), int(min(len(share) - 1, centre + reach))
+        rows = [y for y in range(lo, hi + 1) if share[y] >= 0.5]
+        if not rows:
+            return None
+        found.append(float(min(rows) if outward < 0 else max(rows)))
+    return found[0], found[1]
+
+
+TOP_WIDTH_TOLERANCE = 0.16
+"""Largest relative difference between the top card's width between its edges and the width the
+cards' measured height gives (its shadow widens it: up to 13% on the tuning frames; a set-aside
+pile taken for a row showed 20%)."""
+SURE_ZERO = 0.8
+"""Confidence a covered card's clean (mirrored) blister band needs to be read as no blisters (on
+the tuning films two walk cards with one plaster read as 0 at 0.5)."""
+FIT_AGREE_DEG = 2.5
+"""Largest difference between an edge's fitted slant and the profile's coarse one."""
+FRAME_MM = 5.0
+"""Width of the card's outline painted over on a covered card's crop (the printed border, blurred
+into the corner index at webcam scale, would join the digits into one blob)."""
+
+
+def _fit_line(grad: np.ndarray, band: tuple[int, int], edge: _Edge, ppm: float) -> tuple[float, float]:
+    """An edge's outer line as (column at the band's middle row, columns per row), fitted to the
+    strongest step in each band row near it (the profile's slants are coarse)."""
+    t0 = math.tan(math.radians(edge.slant))
+    y0, y1 = band
+    mid = (y0 + y1 - 1) / 2
+    ys, xs = [], []
+    for y in range(y0, y1, 2):
+        c = edge.lo + t0 * (y - mid)
+        a, b = int(round(c - 1.5 * ppm)), int(round(c + 1.0 * ppm)) + 1
+        if a < 0 or b > grad.shape[1]:
+            continue
+        seg = grad[y, a:b]
+        if float(seg.max()) < 40.0:
+            continue
+        ys.append(y)
+        xs.append(a + int(np.argmax(seg)))
+    if len(ys) < 0.3 * (y1 - y0) / 2:
+        return edge.lo, t0
+    y_arr, x_arr = np.array(ys, float) - mid, np.array(xs, float)
+    keep = np.ones(len(y_arr), bool)
+    slope, icpt = t0, edge.lo
+    for _ in range(3):
+        slope, icpt = (float(v) for v in np.polyfit(y_arr[keep], x_arr[keep], 1))
+        resid = np.abs(x_arr - (slope * y_arr + icpt))
+        keep = resid <= max(1.5, 2.5 * float(np.median(resid[keep])))
+        if keep.sum() < 10:
+            return edge.lo, t0
+    if abs(math.degrees(math.atan(slope)) - edge.slant) > FIT_AGREE_DEG:
+        return edge.lo, t0  # the fit followed another line (print, a shadow)
+    return icpt, slope
+
+
+def _paper(pixels: np.ndarray) -> np.ndarray:
+    """The paper colour among some card pixels (median of the lightest fifth)."""
+    flat = pixels.reshape(-1, 3)
+    gray = flat.astype(np.float32) @ np.float32([0.114, 0.587, 0.299])
+    return np.median(flat[gray >= np.percentile(gray, 80)], axis=0).astype(np.uint8)
+
+
+def _card_crop(image: np.ndarray, quad_img: np.ndarray) -> np.ndarray:
+    """The card inside ``quad_img`` (top-left first, clockwise) warped to the reading size."""
+    dst = np.float32([[0, 0], [READ_W - 1, 0], [READ_W - 1, READ_H - 1], [0, READ_H - 1]])
+    m = cv2.getPerspectiveTransform(quad_img.astype(np.float32), dst)
+    return cv2.warpPerspective(image, m, (READ_W, READ_H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def _read_piece(crop: np.ndarray, hidden: np.ndarray | None, shown_mm: float, config: HandConfig) -> CardReading:
+    """Read a card crop; ``hidden`` marks the crop pixels under the next card (None: whole card)."""
+    deck = config.deck
+    if hidden is None:
+        return read_card(crop, deck)
+    frame = np.zeros(hidden.shape, bool)
+    m = int(round(FRAME_MM / CARD_W_MM * READ_W))
+    frame[:m], frame[-m:], frame[:, :m] = True, True, True
+    painted = crop.copy()
+    painted[hidden | frame] = _paper(crop[~(hidden | frame)])
+    reading = read_card(painted, deck)
+    reach = shown_mm - config.hidden_margin_mm - CARD_W_MM / 2
+    mirror = None
+    if reach >= config.mirror_margin_mm:
+        half = crop[:, : READ_W // 2]
+        mirror = np.concatenate([half, half[:, ::-1]], axis=1)
+    if reading.kind is CardKind.UNKNOWN and mirror is not None and CardKind.GLADIOLA in deck.kinds:
+        # a gladiola has no index: its blossoms stand on the centre line, which the mirror completes
+        again = read_card(mirror, deck)
+        if again.kind is CardKind.GLADIOLA:
+            reading = again
+    if reading.kind is CardKind.UNKNOWN:
+        return reading
+    blisters, bconf = None, 0.0
+    if mirror is not None:
+        n, c = count_blisters_in_row(analyse(mirror), reading.kind, reading.flipped)
+        if n == 0:
+            c = min(c, max(0.0, c - (SURE_ZERO - ACCEPT)))  # a mirrored clean band may be a row missed
+        blisters, bconf = (n, c) if c >= ACCEPT else (None, c)
+    f = reading.field_confidences
+    fields = FieldConfidences(kind=f.kind, value=f.value, blisters=bconf, date=f.date)
+    needed = [f.kind] + ([f.value] if reading.value is not None else []) + ([bconf] if blisters is not None else [])
+    return CardReading(kind=reading.kind, face=reading.face, flipped=reading.flipped, value=reading.value,
+                       blisters=blisters, confidence=min(needed), field_confidences=fields,
+                       orientation_confidence=reading.orientation_confidence, source=reading.source)
+
+
+def _hidden_mask(corners: np.ndarray, line: tuple[float, float], mid: float, margin: float) -> np.ndarray:
+    """Crop pixels (reading size) that lie, in the strip, right of the next card's edge ``line``
+    less ``margin`` strip pixels; ``corners`` are the card's corners in the strip."""
+    src = np.float32([[0, 0], [READ_W - 1, 0], [READ_W - 1, READ_H - 1], [0, READ_H - 1]])
+    m = cv2.getPerspectiveTransform(src, corners.astype(np.float32))
+    xs, ys = np.meshgrid(np.arange(READ_W, dtype=np.float32), np.arange(READ_H, dtype=np.float32))
+    pts = cv2.perspectiveTransform(np.stack([xs, ys], axis=-1).reshape(-1, 1, 2), m).reshape(READ_H, READ_W, 2)
+    x_line = line[0] + line[1] * (pts[..., 1] - mid)
+    return pts[..., 0] >= x_line - margin
+
+
+def _read_row(image: np.ndarray, box: np.ndarray, config: HandConfig) -> ShownHand | None:
+    """Read the cards of one row rectangle, or None when it is no row of cards."""
+    ppm = config.px_per_mm
+    card_w = CARD_W_MM * ppm
+    for turn in (False, True):
+        strip = _warp_strip(image, box, config, turn)
+        profile, slant = _edge_profile(strip.image, strip.band, config)
+        edges = _edges(profile, slant, config)
+        if len(edges) < 3:
+            return None
+        last = edges[-1].hi - edges[-2].lo
+        first = edges[1].hi - edges[0].lo
+        if abs(last / card_w - 1) <= config.whole_tolerance and first < last * (1 - config.whole_tolerance / 2):
+            break
+        if turn or abs(first / card_w - 1) > config.whole_tolerance:
+            return None
+    lab = cv2.cvtColor(strip.image, cv2.COLOR_BGR2LAB).astype(np.float32)
+    grad = sum(np.abs(cv2.Sobel(lab[..., c], cv2.CV_32F, 1, 0, ksize=3)) for c in range(3))
+    mid = (strip.band[0] + strip.band[1] - 1) / 2
+    lines = [_fit_line(grad, strip.band, e, ppm) for e in edges[:-1]]
+    end = edges[-1]
+    lines.append((end.hi, math.tan(math.radians(end.slant))))
+    if abs((lines[-1][0] - lines[-2][0]) / card_w - 1) > config.whole_tolerance:
+        return None
+    lefts = [x for x, _ in lines]
+    if any(q - p < config.min_strip_mm * ppm for p, q in zip(lefts, lefts[1:])):
+        return None
+    # each card's top and bottom edges, looked for in its strip; their distance is the card's height
+    found = [_outer_rows(strip.image, int(x + 1.5 * ppm), int(nxt - 1.5 * ppm), strip.band, 6.0 * ppm)
+             for x, nxt in zip(lefts, lefts[1:])]
+    heights = [r[1] - r[0] for r in found if r is not None]
+    if not heights:
+        return None
+    height = float(np.median(heights))
+    fits = [r is not None and abs((r[1] - r[0]) / height - 1) < 0.04 for r in found]
+    if sum(fits) < max(2, len(fits) / 2):
+        return None  # no row of cards this size: a pile or a single card lying lengthwise
+    width = height * CARD_W_MM / CARD_H_MM
+    if abs((lines[-1][0] - lines[-2][0]) / width - 1) > TOP_WIDTH_TOLERANCE:
+        return None  # the top card is no card of this height (a pile's pieces)
+    inverse = np.linalg.inv(strip.matrix)
+    cards = []
+    for i, (x_mid, t) in enumerate(lines[:-1]):
+        whole = i == len(lines) - 2
+        shown_px = min(width, lines[i + 1][0] - x_mid)
+        rows = found[i]
+        top = (rows[0] + rows[1]) / 2 - height / 2 if rows is not None and fits[i] else mid - height / 2
+        a = math.atan(t)
+        right_v = np.array([math.cos(a), -math.sin(a)])
+        down_v = np.array([math.sin(a), math.cos(a)])
+        top_left = np.array([x_mid + t * (top - mid), top])
+        corners = np.array([top_left, top_left + width * right_v, top_left + width * right_v + height * down_v,
+                            top_left + height * down_v])
+        pts = np.column_stack([corners, np.ones(4)]) @ inverse.T
+        quad_img = pts[:, :2] / pts[:, 2:3]
+        crop = _card_crop(image, quad_img)
+        shown_mm = min(CARD_W_MM, shown_px / width * CARD_W_MM)
+        hidden = None if whole else _hidden_mask(corners, lines[i + 1], mid, config.hidden_margin_mm * ppm)
+        reading = _read_piece(crop, hidden, shown_mm, config)
+        cards.append(HandCard(
+            quad=Quad.from_array(quad_img), shown_mm=shown_mm, whole=whole, kind=reading.kind,
+            value=reading.value, blisters=reading.blisters, flipped=reading.flipped,
+            confidence=reading.confidence, field_confidences=reading.field_confidences))
+    return ShownHand(Quad.from_array(box), tuple(cards))
+
+
+def read_hands(image: np.ndarray, config: HandConfig = HandConfig()) -> tuple[ShownHand, ...]:
+    """Find every shown row of overlapping cards in a BGR frame and read its cards."""
+    if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8 \
+            or min(image.shape[:2]) < 32:
+        raise HandInputError(f"expected a BGR uint8 image of at least 32x32 pixels, got "
+                             f"{getattr(image, 'shape', type(image).__name__)} {getattr(image, 'dtype', '')}")
+    hands = []
+    for box in _rows(image, config):
+        hand = _read_row(image, box, config)
+        if hand is not None:
+            hands.append(hand)
+    return tuple(hands)
+
+
+__all__ = ["HandCard", "HandConfig", "HandInputError", "ShownHand", "read_hands"]
