@@ -4,9 +4,12 @@ Two paths. When ``DetectConfig.use_segmenter`` is on and the segmentation model
 (``vision/models/card_seg.onnx``, see :mod:`vision.segment`) is present, a small network run
 with ``cv2.dnn`` labels every pixel of a 480x368 copy of the frame as table, card interior or
 card outline; each connected interior region is one card. Its convex hull is reduced to a quad,
-a region that fills its quad poorly is a partly hidden card (extended under the card lying on
-it when it is cut short along one axis), and the corners of cards in full view are refined on
-the full-resolution image as below (step 4). Without the model file the classical path runs.
+and the corners of cards in full view are refined on the full-resolution image as below (step
+4). A region that fills its quad poorly, or fills it without a card's shape (the seen strip of a
+card in a hand), is a partly hidden card: when it is cut short along one axis it is completed to
+the typical card size, under the card lying on it (in a hand, the direction spreads from the
+card on top down the row) or out of the image when it runs off the frame, and reported with
+``visible=False``. Without the model file the classical path runs.
 
 Classical pipeline (all of it runs at a reduced working resolution except the corner refinement):
 
@@ -305,23 +308,22 @@ def _detect_segmented(
                 pieces = [p for p in pieces if p is not big]
                 pieces.extend(p for p in closer if abs(_shoelace(p.quad)) <= max_area)
         whole = [p for p in pieces if is_whole(p)]
-    typical = None
-    if whole:
-        dims = np.array([sorted(p.rect[1]) for p in whole])
-        typical = (float(np.median(dims[:, 0])), float(np.median(dims[:, 1])))
+    typical = _typical_size(whole)
     typical_area = typical[0] * typical[1] if typical else 0.0
     cardish = maps.interior + maps.boundary
     gray_full = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     margin = config.border_margin_frac * max(height, width)
+    # A piece that fills its quad poorly, or fills it but has no card's shape (the seen strip
+    # of a card in a hand), is part of a card; so may be a piece cut by the frame border.
+    hidden = [p.fill < config.seg_visible_fill or not _plausible_shape(p.quad, config) for p in pieces]
+    grown = _grow_pieces(pieces, hidden, {k for k, p in enumerate(pieces) if is_whole(p)}, cardish, typical,
+                         area_map, config) if typical is not None else {}
     detections: list[Detection] = []
-    for piece in pieces:
-        quad = piece.quad
-        occluded = piece.fill < config.seg_visible_fill
-        completed = False
-        if occluded and typical is not None:
-            grown = _complete_hidden(piece.rect, cardish, typical, area_map)
-            if grown is not None:
-                quad, completed = grown, True
+    guessed: list[Detection] = []
+    for k, piece in enumerate(pieces):
+        occluded = hidden[k]
+        completed = k in grown
+        quad = grown.get(k, piece.quad)
         quad_area = abs(_shoelace(quad))
         if not (min_area <= quad_area <= max_area) or not _plausible_shape(quad, config):
             continue
@@ -353,9 +355,80 @@ def _detect_segmented(
             or (full[:, 0] > width - 1 - margin).any()
             or (full[:, 1] > height - 1 - margin).any()
         )
-        detections.append(Detection(Quad.card_order(full), round(float(conf), 4), visible=not (occluded or cut)))
+        det = Detection(Quad.card_order(full), round(float(conf), 4), visible=not (occluded or cut))
+        (guessed if occluded or completed else detections).append(det)
+    # A partly hidden or completed card that is nearly another card found (a print inside a
+    # card seen as a piece of its own, two pieces of one card) is that card.
+    for det in sorted(guessed, key=lambda d: -d.confidence):
+        quad = det.quad.as_array()
+        if all(_quad_iou(quad, d.quad.as_array()) <= config.nms_iou for d in detections):
+            detections.append(det)
     detections.sort(key=lambda d: -d.confidence)
     return detections
+
+
+def _quad_iou(a: np.ndarray, b: np.ndarray) -> float:
+    """Intersection over union of two convex quads."""
+    inter = _poly_overlap(_clockwise(a), _clockwise(b))
+    union = abs(_shoelace(a)) + abs(_shoelace(b)) - inter
+    return inter / union if union > 0 else 0.0
+
+
+TYPICAL_MAX_ASPECT = 0.8
+"""Whole-looking pieces squarer than this (short/long) do not set the typical card size: the seen
+strips of two or three cards of a hand often merge into one such piece (a card seen under the
+renderer's strongest tilt, 40 degrees, looks at most about 0.85)."""
+
+
+def _typical_size(whole: list[_Piece]) -> tuple[float, float] | None:
+    """The median (short, long) sides of the cards in full view, or None without any.
+
+    Nearly square pieces (maybe two or three cards seen as one) are left out when other whole
+    cards remain."""
+    if not whole:
+        return None
+    dims = np.array([sorted(p.rect[1]) for p in whole], np.float64)
+    cardlike = dims[:, 0] <= TYPICAL_MAX_ASPECT * dims[:, 1]
+    if cardlike.any():
+        dims = dims[cardlike]
+    return float(np.median(dims[:, 0])), float(np.median(dims[:, 1]))
+
+
+def _grow_pieces(
+    pieces: list[_Piece], hidden: list[bool], whole: set[int], cardish: np.ndarray,
+    typical: tuple[float, float], area_map: np.ndarray, config: DetectConfig,
+) -> dict[int, np.ndarray]:
+    """Whole-card quads (map pixels) for the pieces that are parts of cards: the partly hidden
+    ones, grown under the card beside them (see :func:`_grow_ends`), and pieces cut short by the
+    frame border, grown out of view."""
+    mh, mw = cardish.shape
+    ids = np.zeros((mh, mw), np.int32)
+    for k in sorted(range(len(pieces)), key=lambda k: k in whole):  # whole cards drawn last, on top
+        cv2.fillPoly(ids, [np.round(pieces[k].quad).astype(np.int32)], k + 1)
+    plans: dict[int, _Growth] = {}
+    boxes: dict[int, np.ndarray] = {}
+    for k, piece in enumerate(pieces):
+        cut = _touches_border(piece.quad, mw, mh, 1.5)
+        if not (hidden[k] or cut) or k in whole:
+            continue
+        plan = _plan_growth(piece.rect, cardish, typical, area_map, ids, k)
+        if plan is None:
+            if hidden[k] and _card_sized(piece.rect, typical) and not _plausible_shape(piece.quad, config):
+                # seen almost whole, but its outline is bent (a finger over a corner): its box
+                boxes[k] = _clockwise(cv2.boxPoints(piece.rect).astype(np.float64))
+            continue
+        if not hidden[k]:
+            # a card-shaped piece at the border only runs out of view
+            plan = replace(plan, ends=tuple(replace(e, card=False) for e in plan.ends))
+        if plan.options():
+            plans[k] = plan
+    return boxes | {k: plans[k].quad(end) for k, end in _grow_ends(plans, whole).items()}
+
+
+def _card_sized(rect: tuple, typical: tuple[float, float], tolerance: float = 0.15) -> bool:
+    """Whether a rotated rectangle has the typical card's sides ``(short, long)`` within ``tolerance``."""
+    short, long = sorted(rect[1])
+    return abs(short - typical[0]) <= tolerance * typical[0] and abs(long - typical[1]) <= tolerance * typical[1]
 
 
 def _region_piece(region) -> _Piece:
@@ -448,15 +521,67 @@ def _touches_border(quad: np.ndarray, width: int, height: int, margin: float) ->
                 or (quad[:, 0] > width - 1 - margin).any() or (quad[:, 1] > height - 1 - margin).any())
 
 
-def _complete_hidden(
-    rect: tuple, cardish: np.ndarray, typical: tuple[float, float], area_map: np.ndarray | None = None
-) -> np.ndarray | None:
-    """Extend the seen part of a partly hidden card (its rotated bounding rectangle ``rect``) to
-    the typical card size ``(short, long)``, towards the end where other card pixels lie.
+MIN_SEEN_SHARE = 0.3
+"""A partly hidden piece is completed only when at least this share of the card's length is seen."""
 
-    Returns the completed quad (map pixels, clockwise) or None when the piece does not look like
-    a card cut short along one axis by another card.
-    """
+
+@dataclass(frozen=True)
+class _End:
+    """What lies beyond one end of a partly hidden piece, along the axis it is cut short on."""
+
+    card: bool  # card pixels (another card, which may lie on the piece's card)
+    outside: bool  # the frame border: the card may run out of view
+    neighbour: int  # index of the piece lying there, -1 when none is known
+    weight: float  # mean region area there (the bigger neighbour more likely lies on top)
+
+
+@dataclass(frozen=True, eq=False)
+class _Growth:
+    """How a partly hidden piece becomes a whole card: its rotated bounding rectangle ``box``
+    (map pixels) lengthened by ``deficit`` along ``axis``, at one of the two ``ends``
+    (index 0: towards ``-axis``, 1: towards ``+axis``)."""
+
+    box: np.ndarray
+    axis: np.ndarray
+    deficit: float
+    ends: tuple[_End, _End]
+
+    def quad(self, end: int) -> np.ndarray:
+        """The completed quad (clockwise) when the card continues beyond ``end``."""
+        sign = -1.0 if end == 0 else 1.0
+        centre = self.box.mean(axis=0)
+        out = self.box.copy()
+        moved = ((out - centre) @ self.axis) * sign > 0
+        out[moved] += sign * self.axis * self.deficit
+        return _clockwise(out)
+
+    def options(self) -> list[int]:
+        """The ends the card may continue beyond: where another card or the frame border lies."""
+        return [k for k, e in enumerate(self.ends) if e.card or e.outside]
+
+    def fallback(self) -> int | None:
+        """The end to grow at when nothing better is known: the only possible one, else the
+        frame border, else the bigger neighbour."""
+        options = self.options()
+        if not options:
+            return None
+        if len(options) == 1:
+            return options[0]
+        a, b = self.ends
+        if a.outside != b.outside:
+            return 0 if a.outside else 1
+        return 0 if a.weight > b.weight else 1
+
+
+def _plan_growth(
+    rect: tuple, cardish: np.ndarray, typical: tuple[float, float], area_map: np.ndarray | None = None,
+    ids: np.ndarray | None = None, own: int = -1,
+) -> _Growth | None:
+    """How the seen part of a partly hidden card (its rotated bounding rectangle ``rect``) would
+    grow to the typical card size ``(short, long)``: it must have about a card's size along one
+    axis and be cut short along the other. ``ids`` (piece index + 1 per map pixel, 0 for none)
+    names the neighbour at each end; ``own`` is this piece's index. None when the piece does
+    not look like a card cut short along one axis."""
     box = cv2.boxPoints(rect).astype(np.float64)
     u = box[1] - box[0]
     v = box[2] - box[1]
@@ -480,40 +605,96 @@ def _complete_hidden(
         return None
     _, tu, tv = best
     centre = box.mean(axis=0)
-    out = box.copy()
-    grew = False
-    for axis, extent, target in ((u, eu, tu), (v, ev, tv)):
+    h, w = cardish.shape
+    for axis, extent, target, other, other_extent, other_target in ((u, eu, tu, v, ev, tv), (v, ev, tv, u, eu, tu)):
+        # the seen whole side gives the card's scale here (perspective, cards of other sizes)
+        target *= other_extent / other_target
         deficit = target - extent
         if deficit <= 0.15 * target:
             continue
-        other = v if axis is u else u
-        other_extent = ev if axis is u else eu
-        side_means = []
-        side_areas = []
+        if extent < MIN_SEEN_SHARE * target:
+            return None  # a sliver (the seam between two cards, say) is no card to complete
+        ends = []
         for sign in (-1.0, 1.0):
             ts = np.linspace(-0.35, 0.35, 9) * other_extent
             pts = centre + sign * axis * (extent / 2 + 3.0) + ts[:, None] * other
-            xs = np.clip(pts[:, 0], 0, cardish.shape[1] - 1).astype(np.float32)
-            ys = np.clip(pts[:, 1], 0, cardish.shape[0] - 1).astype(np.float32)
-            inside = (pts[:, 0] >= 0) & (pts[:, 0] <= cardish.shape[1] - 1) & (pts[:, 1] >= 0) & (pts[:, 1] <= cardish.shape[0] - 1)
+            inside = (pts[:, 0] >= 0) & (pts[:, 0] <= w - 1) & (pts[:, 1] >= 0) & (pts[:, 1] <= h - 1)
+            xs = np.clip(pts[:, 0], 0, w - 1).astype(np.float32)
+            ys = np.clip(pts[:, 1], 0, h - 1).astype(np.float32)
             vals = cv2.remap(cardish, xs.reshape(1, -1), ys.reshape(1, -1), cv2.INTER_LINEAR).ravel()
-            side_means.append(float(np.where(inside, vals, 0.0).mean()))
+            card = float(np.where(inside, vals, 0.0).mean()) >= 0.5
+            weight = 0.0
             if area_map is not None:
-                near = area_map[ys.astype(int), xs.astype(int)]
-                side_areas.append(float(np.where(inside, near, 0.0).mean()))
-        if max(side_means) < 0.5:
-            continue
-        if min(side_means) >= 0.5 and side_areas:
-            # Cards on both ends: the piece continues under the bigger neighbour.
-            sign = -1.0 if side_areas[0] > side_areas[1] else 1.0
-        else:
-            sign = -1.0 if side_means[0] > side_means[1] else 1.0
-        moved = ((out - centre) @ axis) * sign > 0
-        out[moved] += sign * axis * deficit
-        grew = True
-    if not grew:
+                weight = float(np.where(inside, area_map[ys.astype(int), xs.astype(int)], 0.0).mean())
+            neighbour = -1
+            if ids is not None and card:
+                seen = ids[ys.astype(int), xs.astype(int)][inside]
+                seen = seen[(seen > 0) & (seen != own + 1)]
+                if seen.size:
+                    values, counts = np.unique(seen, return_counts=True)
+                    neighbour = int(values[counts.argmax()]) - 1
+            ends.append(_End(card, float(inside.mean()) < 0.5, neighbour, weight))
+        return _Growth(box, axis, deficit, (ends[0], ends[1]))
+    return None
+
+
+def _complete_hidden(
+    rect: tuple, cardish: np.ndarray, typical: tuple[float, float], area_map: np.ndarray | None = None
+) -> np.ndarray | None:
+    """Extend the seen part of a partly hidden card (its rotated bounding rectangle ``rect``) to
+    the typical card size ``(short, long)``, towards the end where other card pixels lie (the
+    bigger neighbour's when there are cards at both ends).
+
+    Returns the completed quad (map pixels, clockwise) or None when the piece does not look like
+    a card cut short along one axis by another card.
+    """
+    plan = _plan_growth(rect, cardish, typical, area_map)
+    if plan is None:
         return None
-    return _clockwise(out)
+    cards = [k for k, e in enumerate(plan.ends) if e.card]
+    if not cards:
+        return None
+    end = cards[0] if len(cards) == 1 else (0 if plan.ends[0].weight > plan.ends[1].weight else 1)
+    return plan.quad(end)
+
+
+def _grow_ends(plans: dict[int, _Growth], whole: set[int]) -> dict[int, int]:
+    """The end each partly hidden piece grows at (piece index -> end index).
+
+    A piece continues under a whole card rather than under another piece. A piece that grows
+    at one end keeps its true edge at the other, so it lies on the piece beyond that edge, and
+    that piece continues under it: in a hand of overlapping cards the answer spreads from the
+    card on top down the row. What stays open is settled by :meth:`_Growth.fallback`.
+    """
+    ends: dict[int, int] = {}
+    for k, plan in plans.items():
+        options = plan.options()
+        if len(options) == 1:
+            ends[k] = options[0]
+        elif len(options) == 2:
+            on_whole = [e for e in options if plan.ends[e].card and plan.ends[e].neighbour in whole]
+            if len(on_whole) == 1:
+                ends[k] = on_whole[0]
+    changed = True
+    while changed:
+        changed = False
+        for k, plan in plans.items():
+            if k in ends or len(plan.options()) != 2:
+                continue
+            above = []
+            for e in (0, 1):
+                n = plan.ends[e].neighbour
+                if n in ends and n in plans and plans[n].ends[1 - ends[n]].neighbour == k:
+                    above.append(e)  # n's true edge faces this piece: n lies on it
+            if len(above) == 1:
+                ends[k] = above[0]
+                changed = True
+    for k, plan in plans.items():
+        if k not in ends:
+            end = plan.fallback()
+            if end is not None:
+                ends[k] = end
+    return ends
 
 
 def _validate(image: np.ndarray) -> np.ndarray:

@@ -1,0 +1,146 @@
+"""Completing partly hidden cards to whole-card quads (vision.detect, segmenter path).
+
+A card half under another shows a clean strip that fills its own outline but has no card's
+shape, and a card running out of the image shows a short piece: both are grown to a whole
+card's size, keep ``visible=False``, and are then scored against the whole card's corners.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from samples.render.layouts import Placement
+from samples.render.scene import SceneConfig, render_scene
+from samples.render.specs import CardKind, Game, Side, default_specs
+from samples.render.tables import TableKind
+from vision.detect import _End, _grow_ends, _Growth, _Piece, _typical_size, detect_cards
+from vision.pipeline import CardReader, PipelineConfig
+from vision.read.types import Deck
+
+WALKS = [s for s in default_specs(Game.GLADIOLA) if s.kind is CardKind.WALK]
+
+
+def _corner_error(truth: np.ndarray, found: np.ndarray) -> float:
+    return min(float(np.linalg.norm(np.roll(found, k, axis=0) - truth, axis=1).max()) for k in range(4))
+
+
+def _long_side(quad: np.ndarray) -> float:
+    return float(np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1).max())
+
+
+def _half_covered(angle: float, shift_mm: float, table: TableKind):
+    """A walk card with another lying on its far half (shifted along the card's short side),
+    and a third card alone."""
+    a = math.radians(angle)
+    placements = (
+        Placement(WALKS[3], Side.FRONT, (0.0, 0.0), angle),
+        Placement(WALKS[7], Side.FRONT, (shift_mm * math.cos(a), shift_mm * math.sin(a)), angle),
+        Placement(WALKS[9], Side.FRONT, (150.0, 60.0), angle + 10),
+    )
+    config = SceneConfig(resolution=(1280, 720), placements=placements, table=table, hands=0, glare=False,
+                         degrade=False, tilt_deg=15.0, fill=0.6)
+    return render_scene(3, Game.GLADIOLA, config)
+
+
+@pytest.mark.parametrize(("angle", "shift", "table"), [
+    (25.0, 30.0, TableKind.CLOTH_DARK),
+    (70.0, 36.0, TableKind.CLOTH_DARK),
+    (-40.0, 36.0, TableKind.FELT),
+])
+def test_half_covered_card_gets_its_whole_quad(angle: float, shift: float, table: TableKind) -> None:
+    scene = _half_covered(angle, shift, table)
+    below, top, alone = (np.array(c.corners) for c in scene.truth.cards)
+    assert 0.5 <= scene.truth.cards[0].visible_fraction <= 0.65
+    dets = detect_cards(scene.image)
+    assert len(dets) == 3
+
+    def nearest(truth: np.ndarray):
+        return min(dets, key=lambda d: _corner_error(truth, d.quad.as_array()))
+
+    hidden = nearest(below)
+    # the whole card, hidden half included, within 5% of its long side (about 8 px here)
+    assert _corner_error(below, hidden.quad.as_array()) < 0.05 * _long_side(below)
+    assert not hidden.visible
+    for truth in (top, alone):
+        assert nearest(truth).visible
+        assert _corner_error(truth, nearest(truth).quad.as_array()) < 0.05 * _long_side(truth)
+
+
+@pytest.mark.parametrize(("angle", "table"), [(90.0, TableKind.WOOD), (-20.0, TableKind.CLOTH_DARK)])
+def test_card_running_out_of_the_image_is_completed_out_of_view(angle: float, table: TableKind) -> None:
+    row = tuple(Placement(w, Side.FRONT, (x, 0.0), angle) for w, x in zip(WALKS, (-200.0, 0.0, 200.0)))
+    config = SceneConfig(resolution=(1280, 720), placements=row, table=table, hands=0, glare=False, degrade=False,
+                         tilt_deg=0.0, fill=1.2)
+    scene = render_scene(5, Game.GLADIOLA, config)
+    dets = detect_cards(scene.image)
+    for card in (scene.truth.cards[0], scene.truth.cards[2]):
+        truth = np.array(card.corners)
+        assert card.visible_fraction < 0.75  # a good part of it lies outside the image
+        found = min(dets, key=lambda d: _corner_error(truth, d.quad.as_array()))
+        assert _corner_error(truth, found.quad.as_array()) < 0.05 * _long_side(truth)
+        assert not found.visible
+        outside = found.quad.as_array()
+        assert (outside < 0).any() or (outside[:, 0] > 1279).any() or (outside[:, 1] > 719).any()
+
+
+def test_completed_card_is_read_as_partly_hidden() -> None:
+    scene = _half_covered(-40.0, 36.0, TableKind.FELT)
+    below = np.array(scene.truth.cards[0].corners)
+    result = CardReader(PipelineConfig(deck=Deck.for_game("gladiola"), tesseract=False)).read_frame(scene.image)
+    hidden = min(result.observations, key=lambda c: _corner_error(below, c.quad.as_array()))
+    assert _corner_error(below, hidden.quad.as_array()) < 0.05 * _long_side(below)
+    assert not hidden.visible
+    assert hidden.blisters is None  # a hidden part may hold blisters: the count stays open
+
+
+def _end(card: bool = True, outside: bool = False, neighbour: int = -1, weight: float = 0.0) -> _End:
+    return _End(card, outside, neighbour, weight)
+
+
+def _plan(left: _End, right: _End) -> _Growth:
+    box = np.array([[0.0, 0.0], [10.0, 0.0], [10.0, 30.0], [0.0, 30.0]])
+    return _Growth(box, np.array([1.0, 0.0]), 10.0, (left, right))
+
+
+def test_hand_of_strips_grows_each_under_the_card_on_top() -> None:
+    # Pieces 0, 1, 2 are the seen strips of a hand left to right, 3 the whole card on top at the
+    # right end. Piece 0 has only 1 beside it; 1 and 2 have cards on both ends, of equal areas.
+    plans = {
+        0: _plan(_end(card=False), _end(neighbour=1, weight=5.0)),
+        1: _plan(_end(neighbour=0, weight=5.0), _end(neighbour=2, weight=5.0)),
+        2: _plan(_end(neighbour=1, weight=5.0), _end(neighbour=3, weight=5.0)),
+    }
+    assert _grow_ends(plans, whole={3}) == {0: 1, 1: 1, 2: 1}
+    # mirrored: the card on top at the left end
+    plans = {
+        0: _plan(_end(neighbour=3, weight=5.0), _end(neighbour=1, weight=5.0)),
+        1: _plan(_end(neighbour=0, weight=5.0), _end(neighbour=2, weight=5.0)),
+        2: _plan(_end(neighbour=1, weight=5.0), _end(card=False)),
+    }
+    assert _grow_ends(plans, whole={3}) == {0: 0, 1: 0, 2: 0}
+
+
+def test_growth_without_clues_prefers_the_border_then_the_bigger_neighbour() -> None:
+    plans = {
+        0: _plan(_end(card=False, outside=True), _end(neighbour=5, weight=9.0)),
+        1: _plan(_end(neighbour=6, weight=2.0), _end(neighbour=7, weight=9.0)),
+        2: _plan(_end(card=False), _end(card=False)),
+    }
+    assert _grow_ends(plans, whole=set()) == {0: 0, 1: 1}
+    grown = plans[0].quad(0)
+    assert grown[:, 0].min() == pytest.approx(-10.0) and grown[:, 0].max() == pytest.approx(10.0)
+
+
+def _piece(short: float, long: float) -> _Piece:
+    return _Piece(np.zeros((4, 2)), 1.0, 1.0, ((0.0, 0.0), (short, long), 0.0))
+
+
+def test_typical_size_leaves_out_square_merged_pieces() -> None:
+    # one true card (34 x 56) and two pieces that are strips of two or three cards seen as one
+    whole = [_piece(34.0, 56.0), _piece(50.0, 58.0), _piece(51.0, 58.5), _piece(36.0, 57.0)]
+    assert _typical_size(whole) == pytest.approx((35.0, 56.5))
+    assert _typical_size([_piece(50.0, 58.0)]) == pytest.approx((50.0, 58.0))  # nothing better
+    assert _typical_size([]) is None
