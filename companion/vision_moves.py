@@ -4,6 +4,11 @@
 pipeline (detect, rectify, read, with its per-card cache), tells the tracker whether an arm is
 over the table, and hands the tracker's concluded moves to the session as ``MoveItem``s.
 
+Via Gladiola's players: where an arm crosses the image border tells whose move it is
+(:class:`companion.tracking.seats.SeatMap` learns each player's place); when a card is laid by an
+arm clearly from another player's place than the count says, a :class:`gladiola.TurnTo` goes
+before the move (the camera missed a move in between).
+
 Via Gladiola's end: once the observed game is over, calm frames (no arm over the table, no card
 settling) are searched for a shown hand laid in a row (:mod:`vision.hand`); when a few readings
 agree on its cards (:class:`companion.tracking.reveal.HandWatch`) the hand is queued for
@@ -12,17 +17,19 @@ agree on its cards (:class:`companion.tracking.reveal.HandWatch`) the hand is qu
 
 from __future__ import annotations
 
+import statistics
 from typing import Any, Callable, Sequence
 
 import cv2
 import numpy as np
 
-from companion.games import canonical_name
+from companion.games import canonical_name, gladiola
 from companion.session import MoveItem
 from companion.setup_profile import CameraSetup
 from companion.sources import Frame
 from companion.tracking import TrackConfig, Tracker
 from companion.tracking.reveal import HandWatch, RevealedHand
+from companion.tracking.seats import ArmEntry, SeatMap
 
 #: hand detection works on frames shrunk to this grid (width, height)
 HAND_GRID = (160, 90)
@@ -32,6 +39,8 @@ HAND_DIFF = 28.0
 HAND_AREA = 0.01
 #: how fast the calm table follows slow changes (share of the new frame per calm frame)
 HAND_ADAPT = 0.08
+#: Via Gladiola: how many stretches of frames with an arm are kept until the next card is laid
+ARMS_KEPT = 8
 #: Via Gladiola's shown hands are looked for on every this many calm frames after the game's end
 REVEAL_EVERY = 2
 
@@ -68,6 +77,13 @@ class VisionMoves:
         self._named: dict[int, tuple[str, ...]] = {}
         self._pending: list[RevealedHand] = []
         self._calm_frames = 0
+        self.arm: ArmEntry | None = None
+        """Where the arm over the table in the last frame crossed the image border."""
+        self._arms: list[list[ArmEntry]] = []
+        """Arm entries since the last move, one list per stretch of frames with an arm."""
+        self._arm_frame = -2
+        """The frame number of the last arm entry."""
+        self._seats: SeatMap | None = None
         if self.game == "gladiola":
             from companion.games.gladiola import load_deck
 
@@ -87,11 +103,13 @@ class VisionMoves:
         count, labels, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
         h, w = changed.shape
         hand = False
+        self.arm = None
         for k in range(1, count):
             x, y, bw, bh, area = stats[k]
             touches = x == 0 or y == 0 or x + bw == w or y + bh == h
             if touches and area >= HAND_AREA * w * h:
                 hand = True
+                self.arm = _border_entry(labels == k)
                 break
         # the table adapts slowly (light drifts, cards settle in); never while an arm is over it
         rate = 0.0 if hand else HAND_ADAPT
@@ -104,9 +122,49 @@ class VisionMoves:
         self.hand = self._hand_over_table(image)
         self._last = (frame.index, result, image)
         view = self.view() if self.view is not None else None
+        if self.arm is not None and self.game == "gladiola":
+            del self._arms[:-ARMS_KEPT]
+            if not self._arms or self._arm_frame != frame.index - 1:
+                self._arms.append([])
+            self._arms[-1].append(self.arm)
+            self._arm_frame = frame.index
         found = self.tracker.update(frame.index, frame.timestamp, result, view=view, hand=self.hand or None)
         self._watch_hands(image, view)
-        return [MoveItem(m.frame_index, m.timestamp, m.action, tuple(m.evidence)) for m in found]
+        items = [MoveItem(m.frame_index, m.timestamp, m.action, tuple(m.evidence)) for m in found]
+        return self._whose(items, view) if self.game == "gladiola" else items
+
+    def _whose(self, items: list[MoveItem], view: Any) -> list[MoveItem]:
+        """Via Gladiola: learn the players' places from the arms of their moves, and put a
+        :class:`TurnTo` before a card laid clearly from another player's place than the count's.
+
+        The cards laid in one frame (a card judged late together with the next) are paired in
+        order with the last as many stretches of frames with an arm before them."""
+        laid = [k for k, item in enumerate(items) if isinstance(item.action, (gladiola.Walk, gladiola.LayGladiola))]
+        if not laid or view is None or view.over or view.current_player is None:
+            return items
+        arms, self._arms = self._arms, []
+        if len(arms) < len(laid):
+            return items  # fewer arms than cards: nothing to pair them with
+        if self._seats is None:
+            self._seats = SeatMap(view.players)
+        out: list[MoveItem] = []
+        expected = view.current_player
+        stretches = arms[len(arms) - len(laid):]
+        for k, item in enumerate(items):
+            if k in laid:
+                if out and _ends_day(out[-1].action):
+                    return out + items[k:]  # who starts the next day is the rules' matter: no guess
+                stretch = stretches[laid.index(k)]
+                entry = ArmEntry(statistics.median(a.x for a in stretch), statistics.median(a.y for a in stretch))
+                player = self._seats.who(entry)
+                if player is not None and player != expected:
+                    out.append(MoveItem(item.frame_index, item.timestamp, gladiola.TurnTo(player), ()))
+                    expected = player
+                self._seats.learn(expected, entry)
+            out.append(item)
+            if isinstance(item.action, (gladiola.Walk, gladiola.LayGladiola, gladiola.TableWalk)):
+                expected = (expected + 1) % view.players
+        return out
 
     def take_reveals(self) -> list[RevealedHand]:
         """The shown hands named since the last call (Via Gladiola, after the game's end)."""
@@ -167,3 +225,21 @@ def _label(obs: Any) -> str:
     if obs.value is not None:
         return f"{obs.value} km" + (f" +{obs.blisters}" if obs.blisters else "")
     return obs.kind.value
+
+
+def _border_entry(mask: np.ndarray) -> ArmEntry:
+    """Where a region touching the image border crosses it: the mean of its border pixels, as
+    shares of the width and height."""
+    h, w = mask.shape
+    ys, xs = np.nonzero(mask)
+    edge = (xs == 0) | (ys == 0) | (xs == w - 1) | (ys == h - 1)
+    if edge.any():
+        xs, ys = xs[edge], ys[edge]
+    return ArmEntry(float(xs.mean()) / max(1, w - 1), float(ys.mean()) / max(1, h - 1))
+
+
+def _ends_day(action: object) -> bool:
+    """Whether ``action`` lays a FINISH card (the day ends; who plays next depends on the rules)."""
+    card = getattr(action, "card", None)
+    found = gladiola.load_deck().get(card) if isinstance(card, str) else None
+    return found is not None and found.kind is gladiola.CardKind.FINISH

@@ -23,7 +23,7 @@ from __future__ import annotations
 import enum
 import functools
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Union
 
@@ -380,7 +380,20 @@ class TableWalk:
         return {"type": "table-walk", "card": self.card}
 
 
-Action = Union[Walk, Pause, LayGladiola, TableWalk]
+@dataclass(frozen=True)
+class TurnTo:
+    """The camera saw ``player`` lay the next card while the count had another player to play:
+    the turn passes to ``player`` (the players before them did something the camera missed).
+    An observer-only action, like :class:`TableWalk`: nothing is drawn, no hand count changes,
+    and a full-information :class:`State` never takes it."""
+
+    player: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "turn-to", "player": self.player}
+
+
+Action = Union[Walk, Pause, LayGladiola, TableWalk, TurnTo]
 
 
 def action_from_json(data: Any) -> Action:
@@ -392,18 +405,23 @@ def action_from_json(data: Any) -> Action:
         if set(data) - {"type"}:
             raise CompanionError(f"a pause takes no fields, got {sorted(set(data) - {'type'})}")
         return Pause()
+    if kind == "turn-to":
+        player = data.get("player")
+        if not isinstance(player, int) or isinstance(player, bool) or set(data) - {"type", "player"}:
+            raise CompanionError(f"a turn-to action takes an int player and nothing else, got {dict(data)!r}")
+        return TurnTo(player)
     if kind in ("walk", "gladiola", "table-walk"):
         card = data.get("card")
         if not isinstance(card, str) or not card:
             raise CompanionError(f"a {kind} action needs a card id string, got {card!r}")
         return {"walk": Walk, "gladiola": LayGladiola, "table-walk": TableWalk}[kind](card)
-    raise CompanionError(f"action type: expected walk, pause, gladiola or table-walk, got {kind!r}")
+    raise CompanionError(f"action type: expected walk, pause, gladiola, table-walk or turn-to, got {kind!r}")
 
 
 def _check_action(action: object) -> None:
-    if not isinstance(action, (Walk, Pause, LayGladiola, TableWalk)):
+    if not isinstance(action, (Walk, Pause, LayGladiola, TableWalk, TurnTo)):
         raise CompanionError(
-            f"expected a Via Gladiola action (Walk, Pause, LayGladiola, TableWalk), got {type(action).__name__}"
+            f"expected a Via Gladiola action (Walk, Pause, LayGladiola, TableWalk, TurnTo), got {type(action).__name__}"
         )
 
 
@@ -530,6 +548,12 @@ def _judge(view: PublicView, action: Action, deck: Deck) -> _Refusal | None:
         return _Refusal("game.over", "the game is over")
     if isinstance(action, Pause):
         return None
+    if isinstance(action, TurnTo):
+        if not 0 <= action.player < view.players:
+            return _Refusal("turn.player", f"player: expected 1..{view.players}, got {action.player + 1}")
+        if action.player == view.current_player:
+            return _Refusal("turn.already", f"player {action.player + 1} is already to play")
+        return None
     card = deck.get(action.card)
     if card is None:
         return _Refusal("card.unknown", f"unknown card {action.card!r}")
@@ -570,6 +594,11 @@ def _advance(view: PublicView, action: Action, rules: Rules, deck: Deck) -> _Out
     refusal = _judge(view, action, deck)
     if refusal is not None:
         return refusal
+    if isinstance(action, TurnTo):
+        skipped = (action.player - view.current_player) % view.players if view.current_player is not None else 0
+        return _Outcome(replace(view, current_player=action.player), Verdict.ok(
+            f"the camera saw player {action.player + 1} lay the next card: the turn passes to them "
+            f"({skipped} player{'' if skipped == 1 else 's'} before did something the camera missed)"), ())
     player = view.current_player
     assert player is not None
     messages: list[str] = []
@@ -693,6 +722,8 @@ def _ranking(blisters: Sequence[int], counts: Sequence[int]) -> tuple[int, ...]:
 def _describe(view: PublicView, action: Action, deck: Deck) -> str:
     if isinstance(action, Pause):
         return "pause"
+    if isinstance(action, TurnTo):
+        return f"turn passes to player {action.player + 1}"
     card = deck.get(action.card)
     if card is None:
         return f"{action.to_json()['type']} unknown card {action.card!r}"
@@ -905,6 +936,9 @@ class State:
         """Apply a legal action; raise IllegalAction (state unchanged) for an illegal one."""
         _check_action(action)
         v = self._view
+        if isinstance(action, TurnTo):
+            raise IllegalAction("turn.table-only", "a turn passed on is the observer's record of what the camera "
+                                "saw; the full game state knows whose turn it is")
         if isinstance(action, TableWalk):
             raise IllegalAction("walk.table-only", "a table walk is the observer's record of what the camera saw; "
                                 "the full game state takes walks only")

@@ -148,7 +148,7 @@ def test_undo_and_its_400(post):
 @pytest.mark.parametrize("body, message", [
     (None, "expected a JSON object body"),
     ({"act": {}}, "expected an 'action' field"),
-    ({"action": {"type": "fly"}}, "expected walk, pause, gladiola or table-walk"),
+    ({"action": {"type": "fly"}}, "expected walk, pause, gladiola, table-walk or turn-to"),
     ({"action": "pause"}, "expected an action object"),
 ])
 def test_correct_validates_input(post, body, message):

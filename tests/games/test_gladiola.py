@@ -531,7 +531,32 @@ def test_a_table_walk_is_for_observers_only():
         state.apply(g.TableWalk(w(30)))
 
 
-@pytest.mark.parametrize("action", [g.Walk("W27"), g.Pause(), g.LayGladiola("G3"), g.TableWalk("W27")])
+def test_observer_turn_to_passes_the_turn_and_nothing_else():
+    observer = _played(12)(g.Observer.start(3, first_player=0))
+    before = observer.public_view()
+    verdict = observer.apply(g.TurnTo(2))
+    assert verdict.legal and verdict.draws == 0 and "player 3" in verdict.messages[0]
+    assert "1 player before" in verdict.messages[0]  # player 2 was to play
+    after = observer.public_view()
+    assert after.current_player == 2
+    assert (after.turn, after.hand_counts, after.walk_pile) == (before.turn, before.hand_counts, before.walk_pile)
+    assert observer.apply(g.TurnTo(2)).rule == "turn.already"
+    assert observer.apply(g.TurnTo(3)).rule == "turn.player"
+    draws = observer.apply(g.Walk(w(20))).draws  # player 3 walks, then player 1 is to play
+    assert observer.public_view().current_player == 0
+    assert observer.public_view().hand_counts[2] == before.hand_counts[2] - 1 + draws
+    with pytest.raises(IllegalAction, match="observer"):
+        walk_on(12, [w(30)]).apply(g.TurnTo(1))
+
+
+@pytest.mark.parametrize("data", [{"type": "turn-to"}, {"type": "turn-to", "player": "2"},
+                                  {"type": "turn-to", "player": True}, {"type": "turn-to", "player": 1, "card": "W2"}])
+def test_malformed_turn_to(data):
+    with pytest.raises(CompanionError, match="turn-to"):
+        g.action_from_json(data)
+
+
+@pytest.mark.parametrize("action", [g.Walk("W27"), g.Pause(), g.LayGladiola("G3"), g.TableWalk("W27"), g.TurnTo(1)])
 def test_action_json_round_trip(action):
     assert g.action_from_json(json.loads(json.dumps(action.to_json()))) == action
 

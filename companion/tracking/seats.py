@@ -1,0 +1,74 @@
+"""Who laid a card: where the arm came in from (Via Gladiola).
+
+Players sit round the table and reach in from their own side, so the place where an arm crosses
+the image border tells them apart. :class:`SeatMap` learns each player's place from the moves
+attributed to them (at the start of a game the count of turns is right) and, for a new move,
+names the player whose place the arm came in at, when that is clear: then a move the camera
+missed no longer shifts the player of every later move.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import deque
+from dataclasses import dataclass
+
+from companion.errors import CompanionError
+
+SEAT_REACH = 0.12
+"""An arm comes in at a player's place when it crosses the border within this distance of it
+(in shares of the image's width and height)."""
+SEAT_MARGIN = 2.0
+"""... and every other player's place is at least this many times farther away."""
+SEAT_SAMPLES = 8
+"""How many of a player's latest arm entries make their place."""
+MIN_SAMPLES = 2
+"""A player's place is known after this many arm entries."""
+
+
+@dataclass(frozen=True)
+class ArmEntry:
+    """Where an arm crosses the image border, as shares of the image's width and height."""
+
+    x: float
+    y: float
+
+    def distance(self, other: "ArmEntry") -> float:
+        return math.dist((self.x, self.y), (other.x, other.y))
+
+
+class SeatMap:
+    """Each player's place at the table, learnt from the arms of their moves."""
+
+    def __init__(self, players: int) -> None:
+        if players < 1:
+            raise CompanionError(f"expected at least one player, got {players}")
+        self._entries: list[deque[ArmEntry]] = [deque(maxlen=SEAT_SAMPLES) for _ in range(players)]
+
+    def seat(self, player: int) -> ArmEntry | None:
+        """The player's place (median of their latest arm entries), or None while unknown."""
+        entries = self._entries[player]
+        if len(entries) < MIN_SAMPLES:
+            return None
+        return ArmEntry(statistics.median(e.x for e in entries), statistics.median(e.y for e in entries))
+
+    def who(self, entry: ArmEntry) -> int | None:
+        """The player whose place ``entry`` is clearly at, or None (places unknown, or unclear)."""
+        places = [(s.distance(entry), p) for p in range(len(self._entries)) if (s := self.seat(p)) is not None]
+        if len(places) < 2:
+            return None
+        places.sort()
+        (near, player), (second, _) = places[0], places[1]
+        if near > SEAT_REACH or second < max(SEAT_REACH, SEAT_MARGIN * near):
+            return None
+        return player
+
+    def learn(self, player: int, entry: ArmEntry) -> None:
+        """Count ``entry`` as one of ``player``'s; an entry at another player's place is not
+        taken (the move was attributed wrongly, or the arm was someone else's)."""
+        for other in range(len(self._entries)):
+            place = self.seat(other)
+            if other != player and place is not None and place.distance(entry) <= SEAT_REACH:
+                return
+        self._entries[player].append(entry)

@@ -1,0 +1,79 @@
+"""Whose move: players' places learnt from where their arms cross the image border."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from companion.errors import CompanionError
+from companion.games import gladiola
+from companion.session import MoveItem
+from companion.tracking.seats import SEAT_REACH, ArmEntry, SeatMap
+from companion.vision_moves import VisionMoves, _border_entry
+
+BOTTOM, LEFT, TOP = ArmEntry(0.5, 1.0), ArmEntry(0.0, 0.4), ArmEntry(0.6, 0.0)
+
+
+def learnt(*places: ArmEntry) -> SeatMap:
+    seats = SeatMap(len(places))
+    for _ in range(2):
+        for player, place in enumerate(places):
+            seats.learn(player, ArmEntry(place.x + 0.01, place.y))
+    return seats
+
+
+def test_a_place_is_known_after_two_arms_and_names_its_player_only_when_clear():
+    seats = SeatMap(3)
+    seats.learn(0, BOTTOM)
+    assert seats.seat(0) is None and seats.who(BOTTOM) is None
+    seats = learnt(BOTTOM, LEFT, TOP)
+    assert seats.who(ArmEntry(0.02, 0.45)) == 1
+    assert seats.who(ArmEntry(0.55, 0.98)) == 0
+    assert seats.who(ArmEntry(1.0, 0.5)) is None  # nobody sits on the right
+    assert seats.who(ArmEntry(0.25, 0.7)) is None  # far from every place
+
+
+def test_an_arm_at_another_players_place_is_not_learnt_for_this_one():
+    seats = learnt(BOTTOM, LEFT, TOP)
+    for _ in range(5):
+        seats.learn(0, LEFT)  # attributed wrongly by the count
+    assert seats.seat(0) is not None and seats.seat(0).distance(BOTTOM) < SEAT_REACH
+    with pytest.raises(CompanionError):
+        SeatMap(0)
+
+
+def test_border_entry_is_where_the_region_crosses_the_border():
+    mask = np.zeros((90, 160), bool)
+    mask[60:, 30:50] = True  # an arm from the bottom edge
+    entry = _border_entry(mask)
+    assert entry.y == pytest.approx(1.0) and entry.x == pytest.approx(39.5 / 159)
+
+
+class View:
+    """The parts of the Via Gladiola public view the move source looks at."""
+
+    def __init__(self, current: int) -> None:
+        self.players, self.current_player, self.over = 3, current, False
+
+
+def test_a_card_laid_from_another_players_place_passes_the_turn_first():
+    source = VisionMoves("gladiola")
+    source._seats = learnt(BOTTOM, LEFT, TOP)
+    walk = MoveItem(5, 0.5, gladiola.Walk("W20"))
+    source._arms = [[BOTTOM], [TOP, TOP]]  # the last arm before the card came to rest laid it
+    got = source._whose([walk], View(current=1))
+    assert [i.action for i in got] == [gladiola.TurnTo(2), walk.action] and source._arms == []
+    source._arms = [[LEFT]]
+    assert source._whose([walk], View(current=1)) == [walk]
+    # no arm seen, or fewer arms than cards: the count stands
+    assert source._whose([walk], View(current=0)) == [walk]
+    source._arms = [[TOP]]
+    both = [walk, MoveItem(5, 0.5, gladiola.Walk("W25"))]
+    assert source._whose(both, View(current=0)) == both
+    # two cards judged at once are paired in order with the last two arms
+    source._arms = [[BOTTOM], [LEFT], [TOP]]
+    assert [i.action for i in source._whose(both, View(current=0))] == [gladiola.TurnTo(1)] + [i.action for i in both]
+    # after a FINISH the next day's first player is the rules' matter: no guess
+    finish = [MoveItem(5, 0.5, gladiola.Walk("F2")), walk]
+    source._arms = [[BOTTOM], [LEFT]]
+    assert source._whose(finish, View(current=0)) == finish
