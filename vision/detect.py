@@ -341,9 +341,10 @@ def _detect_segmented(
         if config.refine and not completed:
             # a segmented quad is within about a map pixel of the card's edge: a narrower band
             # keeps the search off printed lines inside the card
-            refined, support = _refine(gray_full, full, max(3.0, 0.8 / factor + 1.0), config)
+            band = max(3.0, 0.8 / factor + 1.0)
+            refined, support = _refine(gray_full, full, band, config)
             if refined is not None:
-                full = refined
+                full, support = _mend_corner(gray_full, refined, support, band, config)
         conf = piece.score * (0.6 + 0.4 * min(1.0, support / max(config.min_edge_support, 1e-6)))
         if occluded:
             conf *= 0.8
@@ -1345,6 +1346,47 @@ def _refine_once(
     if np.linalg.norm(new_quad - quad, axis=1).max() > 4 * radius + 0.05 * float(lengths.max()):
         return quad, supported / (4 * n)
     return new_quad, supported / (4 * n)
+
+
+MEND_SKEW = 0.2
+"""A quad whose corners miss a parallelogram by more than this share of its size (a card seen
+at an angle is nearly one) has one corner on something else: the card below a pile's top."""
+MEND_LOSS = 0.05
+"""A corner put where the other three say it belongs may lose this much edge support (the
+skewed side often runs along the edge of the card below) ..."""
+MEND_CLEAR = 0.1
+"""... and must have this much more than moving any other corner instead."""
+
+
+def _skew(quad: np.ndarray) -> float:
+    """How far ``quad`` is from a parallelogram, as a share of its size."""
+    size = math.sqrt(max(abs(_shoelace(quad)), 1e-9))
+    return float(np.linalg.norm(quad[0] + quad[2] - quad[1] - quad[3])) / size
+
+
+def _mend_corner(
+    gray: np.ndarray, quad: np.ndarray, support: float, radius: float, config: DetectConfig
+) -> tuple[np.ndarray, float]:
+    """A skewed quad (see ``MEND_SKEW``) with one corner replaced by where the other three put
+    it (and refined again), when that is clearly the corner to move (see ``MEND_CLEAR``) and
+    the new sides lie on about as much edge; else ``quad``."""
+    skew = _skew(quad)
+    if skew <= MEND_SKEW:
+        return quad, support
+    options: list[tuple[float, np.ndarray]] = []
+    for k in range(4):
+        alt = quad.copy()
+        alt[k] = quad[(k - 1) % 4] + quad[(k + 1) % 4] - quad[(k + 2) % 4]
+        refined, alt_support = _refine(gray, alt, radius, config) if _plausible_shape(alt, config) else (None, 0.0)
+        if refined is not None and _skew(refined) < skew and _plausible_shape(refined, config):
+            options.append((alt_support, refined))
+        else:
+            options.append((0.0, quad))
+    options.sort(key=lambda o: -o[0])
+    (best_support, best), (second, _) = options[0], options[1]
+    if best_support >= support - MEND_LOSS and best_support - second >= MEND_CLEAR:
+        return best, best_support
+    return quad, support
 
 
 def _confidence(cand: _Candidate, support: float, config: DetectConfig) -> float:

@@ -144,3 +144,28 @@ def test_typical_size_leaves_out_square_merged_pieces() -> None:
     assert _typical_size(whole) == pytest.approx((35.0, 56.5))
     assert _typical_size([_piece(50.0, 58.0)]) == pytest.approx((50.0, 58.0))  # nothing better
     assert _typical_size([]) is None
+
+
+def test_a_pile_tops_quad_with_one_corner_on_the_card_below_is_mended() -> None:
+    # A pile's top card, with the card below peeking out at its lower left: an outline that
+    # runs to the lower card's corner is no parallelogram, and the corner the other three put
+    # elsewhere lies on the top card's edges; a quad that is already right stays as it is.
+    import cv2
+
+    from vision.detect import DetectConfig, _mend_corner, _skew
+
+    image = np.full((400, 400), 90, np.uint8)
+    below = np.array([[150, 110], [250, 110], [250, 260], [150, 260]], np.float64) + [-30, 25]
+    top = np.array([[150, 110], [250, 110], [250, 260], [150, 260]], np.float64)
+    cv2.fillConvexPoly(image, below.astype(np.int32), 200)
+    cv2.polylines(image, [below.astype(np.int32)], True, 40, 2)
+    cv2.fillConvexPoly(image, top.astype(np.int32), 235)
+    cv2.polylines(image, [top.astype(np.int32)], True, 40, 2)
+    image = cv2.GaussianBlur(image, (3, 3), 0)
+    skewed = top.copy()
+    skewed[3] = below[3]  # the lower left corner on the card below
+    assert _skew(skewed) > 0.2
+    mended, _ = _mend_corner(image, skewed, 0.5, 3.0, DetectConfig())
+    assert _corner_error(top, mended) < 4.0
+    right, support = _mend_corner(image, top, 0.9, 3.0, DetectConfig())
+    assert np.array_equal(right, top) and support == 0.9
