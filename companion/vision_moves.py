@@ -29,7 +29,7 @@ from companion.setup_profile import CameraSetup
 from companion.sources import Frame
 from companion.tracking import TrackConfig, Tracker
 from companion.tracking.reveal import HandWatch, RevealedHand
-from companion.tracking.seats import ArmEntry, SeatMap
+from companion.tracking.seats import SEAT_REACH, ArmEntry, SeatMap
 
 #: hand detection works on frames shrunk to this grid (width, height)
 HAND_GRID = (160, 90)
@@ -41,6 +41,9 @@ HAND_AREA = 0.01
 HAND_ADAPT = 0.08
 #: Via Gladiola: how many stretches of frames with an arm are kept until the next card is laid
 ARMS_KEPT = 8
+#: Via Gladiola: an arm out of sight (or unseen by the arm detector) for at most this many seconds
+#: and back at the same place is the same arm
+ARM_GAP = 0.3
 #: Via Gladiola's shown hands are looked for on every this many calm frames after the game's end
 REVEAL_EVERY = 2
 
@@ -81,8 +84,8 @@ class VisionMoves:
         """Where the arm over the table in the last frame crossed the image border."""
         self._arms: list[list[ArmEntry]] = []
         """Arm entries since the last move, one list per stretch of frames with an arm."""
-        self._arm_frame = -2
-        """The frame number of the last arm entry."""
+        self._arm_time = 0.0
+        """When the last arm entry was seen."""
         self._seats: SeatMap | None = None
         if self.game == "gladiola":
             from companion.games.gladiola import load_deck
@@ -124,10 +127,12 @@ class VisionMoves:
         view = self.view() if self.view is not None else None
         if self.arm is not None and self.game == "gladiola":
             del self._arms[:-ARMS_KEPT]
-            if not self._arms or self._arm_frame != frame.index - 1:
+            # one arm: frames with an arm at the same place, with gaps of at most ARM_GAP seconds
+            if (not self._arms or frame.timestamp - self._arm_time > ARM_GAP + 1e-9
+                    or self._arms[-1][-1].distance(self.arm) > SEAT_REACH):
                 self._arms.append([])
             self._arms[-1].append(self.arm)
-            self._arm_frame = frame.index
+            self._arm_time = frame.timestamp
         found = self.tracker.update(frame.index, frame.timestamp, result, view=view, hand=self.hand or None)
         self._watch_hands(image, view)
         items = [MoveItem(m.frame_index, m.timestamp, m.action, tuple(m.evidence)) for m in found]

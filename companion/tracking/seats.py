@@ -4,7 +4,8 @@ Players sit round the table and reach in from their own side, so the place where
 the image border tells them apart. :class:`SeatMap` learns each player's place from the moves
 attributed to them (at the start of a game the count of turns is right) and, for a new move,
 names the player whose place the arm came in at, when that is clear: then a move the camera
-missed no longer shifts the player of every later move.
+missed no longer shifts the player of every later move. Once a place has been seen, arms there
+count for its player whatever the count says.
 """
 
 from __future__ import annotations
@@ -46,12 +47,17 @@ class SeatMap:
             raise CompanionError(f"expected at least one player, got {players}")
         self._entries: list[deque[ArmEntry]] = [deque(maxlen=SEAT_SAMPLES) for _ in range(players)]
 
-    def seat(self, player: int) -> ArmEntry | None:
-        """The player's place (median of their latest arm entries), or None while unknown."""
+    def _place(self, player: int) -> tuple[ArmEntry, int] | None:
+        """The middle of the player's arm entries and how many there are (None: no entries)."""
         entries = self._entries[player]
-        if len(entries) < MIN_SAMPLES:
+        if not entries:
             return None
-        return ArmEntry(statistics.median(e.x for e in entries), statistics.median(e.y for e in entries))
+        return ArmEntry(statistics.median(e.x for e in entries), statistics.median(e.y for e in entries)), len(entries)
+
+    def seat(self, player: int) -> ArmEntry | None:
+        """The player's place (middle of their latest arm entries), or None while unknown."""
+        place = self._place(player)
+        return place[0] if place is not None and place[1] >= MIN_SAMPLES else None
 
     def who(self, entry: ArmEntry) -> int | None:
         """The player whose place ``entry`` is clearly at, or None (places unknown, or unclear)."""
@@ -65,10 +71,20 @@ class SeatMap:
         return player
 
     def learn(self, player: int, entry: ArmEntry) -> None:
-        """Count ``entry`` as one of ``player``'s; an entry at another player's place is not
-        taken (the move was attributed wrongly, or the arm was someone else's)."""
-        for other in range(len(self._entries)):
-            place = self.seat(other)
-            if other != player and place is not None and place.distance(entry) <= SEAT_REACH:
+        """Count ``entry``, the arm of a move the count gives to ``player``. An arm at a place
+        already seen (even once) is that place's player's, whatever the count says (the count
+        goes wrong after a move the camera missed); an arm elsewhere is ``player``'s when they
+        have no place yet, else the one player without a place's (if there is one)."""
+        places = [self._place(p) for p in range(len(self._entries))]
+        near = [(place[0].distance(entry), p) for p, place in enumerate(places)
+                if place is not None and place[0].distance(entry) <= SEAT_REACH]
+        if near:
+            owner = min(near)[1]
+        elif places[player] is None:
+            owner = player
+        else:
+            free = [p for p, place in enumerate(places) if place is None]
+            if len(free) != 1:
                 return
-        self._entries[player].append(entry)
+            owner = free[0]
+        self._entries[owner].append(entry)

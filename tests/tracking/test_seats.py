@@ -33,11 +33,22 @@ def test_a_place_is_known_after_two_arms_and_names_its_player_only_when_clear():
     assert seats.who(ArmEntry(0.25, 0.7)) is None  # far from every place
 
 
-def test_an_arm_at_another_players_place_is_not_learnt_for_this_one():
-    seats = learnt(BOTTOM, LEFT, TOP)
-    for _ in range(5):
-        seats.learn(0, LEFT)  # attributed wrongly by the count
-    assert seats.seat(0) is not None and seats.seat(0).distance(BOTTOM) < SEAT_REACH
+def test_an_arm_at_a_known_place_counts_for_its_player_whatever_the_count_says():
+    seats = SeatMap(3)
+    seats.learn(0, BOTTOM)
+    seats.learn(2, TOP)
+    # after a missed move the count is one behind: the arms still find their places
+    seats.learn(1, TOP)
+    seats.learn(2, LEFT)  # a new place, and player 2 has one: the only player without a place
+    seats.learn(2, BOTTOM)
+    seats.learn(0, LEFT)
+    assert (seats.seat(0), seats.seat(1), seats.seat(2)) == (BOTTOM, LEFT, TOP)
+    assert seats.who(ArmEntry(0.05, 0.4)) == 1
+    # a fourth place with two players placed and none free: not learnt
+    crowd = SeatMap(4)
+    crowd.learn(0, BOTTOM)
+    crowd.learn(0, ArmEntry(1.0, 0.5))
+    assert crowd.seat(0) is None and crowd.seat(1) is None
     with pytest.raises(CompanionError):
         SeatMap(0)
 
