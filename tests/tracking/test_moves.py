@@ -95,6 +95,24 @@ def test_gladiola_a_fan_of_gladiolas_counts_each_card_laid_and_nothing_else():
     assert len({m.action.card for _, m in moves}) == 3
 
 
+def test_gladiola_a_gladiola_showing_again_from_under_the_next_is_no_new_one():
+    # The second gladiola is laid over the first, half a card along: the first card's track
+    # follows the new card, and the first card, showing again beside it, gets a track of its
+    # own (read with a blister count of its visible part): the same card, not one more.
+    x = PILE[0] + 130
+    first = Card(x, PILE[1], CardKind.GLADIOLA, None, 3)
+    second = Card(x + 35, PILE[1], CardKind.GLADIOLA, None, 2)
+    film = Film(seed=23)
+    film.still([START], 20)
+    film.lay([START], first)
+    film.still([START, first], 25)
+    film.lay([START], second, covers=[first])
+    film.still([START, second], 25)
+    film.still([START, second, Card(x, PILE[1], CardKind.GLADIOLA, None, 0)], 30)
+    moves, _ = play(Tracker("gladiola"), film, gladiola.Observer.start(2, 0))
+    assert [type(m.action) for _, m in moves] == [gladiola.LayGladiola] * 2
+
+
 @pytest.mark.parametrize("built_on", [True, False])
 def test_gladiola_a_refused_card_built_on_is_accepted_from_the_table(built_on):
     # The camera missed a 20 (a hand over it the whole time): 28 on 12 is refused. Laying 31 on
@@ -694,3 +712,22 @@ def test_valais_an_uneven_push_still_finds_the_card_put_in():
     placed = [m.action for _, m in moves]
     assert [(a.card.date.year, a.position) for a in placed] == [(1990, 1), (1816, 0), (1850, 1)]
     assert all(v.legal for v in verdicts) and "correct" in " ".join(verdicts[-1].messages)
+
+
+@pytest.mark.parametrize("later, card_id", [("1845-07-13", 34), ("1845", 33)])
+def test_valais_a_year_read_alone_waits_a_little_for_its_day_and_month(later, card_id):
+    # 1845 is printed on two cards, one with a day and month (1845-07-13): a card put in read
+    # as "1845" for its first frames at rest is waited for; once its full date is read it is
+    # that card, and if nothing more is ever read it is the year-only card.
+    catalogue = valais.load_catalogue()
+    film = Film(seed=21)
+    before = centred_row(["1816", "1920", "1990"])
+    film.still(before, 20)
+    year_only = centred_row(["1816", "1845", "1920", "1990"])
+    full = centred_row(["1816", later, "1920", "1990"])
+    film.lay([before[0]] + before[1:], year_only[1])
+    film.still(year_only, 10)
+    film.still(full, 20)
+    moves, verdicts = play(Tracker("valais", data=catalogue), film, observer_of_row(catalogue))
+    assert [(m.action.card.card_id, m.action.position) for _, m in moves] == [(card_id, 1)]
+    assert verdicts[0].legal
