@@ -78,9 +78,6 @@ OVER_NOTICE = ("a card was put down after the game ended by the companion's coun
 REOPEN_NOTICE = ("a card was put into the row after the game ended by the companion's count: the game goes on, "
                  "counting a draw the camera missed for the player who had finished; check the hand counts")
 """Told when a Valais*Wallis move seen after the count ended the game reopens it."""
-YEAR_ALONE_LOOKS = 6
-"""A card put into the row read as a year alone waits this many calm looks for a day and month
-when a card of that year with a full date is still free (then it is taken as read)."""
 WRONG_GONE_LOOKS = 8
 """A Valais*Wallis card judged wrong counts as taken away once this many calm looks in a row
 missed it (a card the detector loses for a frame or two is still there)."""
@@ -90,7 +87,7 @@ GLADIOLA_NEAR = 1.5
 """A gladiola within this many card sizes of one laid before is laid beside the pile too."""
 GLADIOLA_SHIFT = 0.2
 """A counted gladiola's track settling this many card sizes away: another gladiola laid over it."""
-GLADIOLA_AGAIN = 0.3
+GLADIOLA_AGAIN = 0.2
 """A gladiola settling on a track of its own within this many card sizes of where a counted one
 lay is that one showing again from under the gladiola laid over it (its track followed the
 new card), not one more."""
@@ -441,7 +438,6 @@ class ValaisMoves:
         self._taken: tuple[CardObservation, ...] = ()  # how the card last taken off the table looked
         self._told: set[str] = set()
         self._synthetic = 0
-        self._waited: dict[int, int] = {}  # by track: calm looks a year read alone has waited for its day
 
     @property
     def zones(self) -> Zones:
@@ -559,9 +555,6 @@ class ValaisMoves:
                 del self._unseen[wrong]
         if placed is not None:
             index, position = placed
-            if self._day_may_come(dates[index], row[index].track_id):  # type: ignore[arg-type]
-                return Outcome(notes=tuple(notes))
-            self._waited.clear()
             return Outcome((self._place(row[index], dates[index], position),), tuple(notes))  # type: ignore[arg-type]
         if gone and self._taken and (view is None or view.step is valais.Step.REMOVE_1915):
             removal = Conclusion(valais.RemoveFromTimeline(gone[0]), self._taken)
@@ -595,20 +588,6 @@ class ValaisMoves:
             return False
         self._where[seen.card_id] = same[0].quad
         return True
-
-    def _day_may_come(self, date: valais.CardDate, track_id: int) -> bool:
-        """Whether a card put in, read as a year alone, is waited for (see ``YEAR_ALONE_LOOKS``):
-        a card of the deck not yet in the timeline prints that year with a day and month, which
-        blur or a glint can hide while the card comes to rest."""
-        if date.month is not None:
-            return False
-        used = {seen.card_id for seen in self._timeline}
-        if not any(c.date.year == date.year and c.date.month is not None and c.card_id not in used
-                   for c in self.catalogue.cards):
-            return False
-        looks = self._waited.get(track_id, 0) + 1
-        self._waited[track_id] = looks
-        return looks <= YEAR_ALONE_LOOKS
 
     def _place(self, card: SettledCard, date: valais.CardDate, position: int) -> Conclusion:
         seen, _ = self._seen(date)

@@ -215,6 +215,11 @@ class _Track:
     """This frame's observation read as the track's card (not unread, not another card)."""
     shown_at: float = 0.0
     """When an observation last voted for ``reading``."""
+    shown_calm: bool = False
+    """``reading`` won its vote or was shown on a calm table (no hand over it): not a card
+    misread while it was put down."""
+    changed_now: bool = False
+    """``reading`` won its vote in this frame."""
 
 
 def _same_card(reading: Reading | None, obs: CardObservation) -> bool:
@@ -294,11 +299,14 @@ class CardTracker:
         for track in self._tracks.values():
             track.moved_now = False
             track.seen_now = False
+            track.changed_now = False
         new_tracks = self._associate(timestamp, result.observations)
         self._busy = self._is_busy(new_tracks, hand)
         if self._busy:
             self._calm_since = None
             return []
+        for track in self._tracks.values():
+            track.shown_calm = track.shown_calm or (track.seen_now and (track.showing or track.changed_now))
         if self._calm_since is None:
             self._calm_since = timestamp
         return self._conclude(timestamp)
@@ -361,10 +369,12 @@ class CardTracker:
         majority = self._majority(track)
         if majority is not None and majority != track.reading:
             since = min(t for r, _, t in track.votes if r == majority)
-            if (track.reading is not None and track.reading.known and since - track.shown_at >= GLIMPSE_GAP - 1e-9
+            if (track.reading is not None and track.reading.known
+                    and (since - track.shown_at >= GLIMPSE_GAP - 1e-9 or track.shown_calm)
                     and (track.settled is None or track.settled.reading != track.reading)):
-                # a card seen for sure, then hidden a while, then another card here: the first
-                # was covered (a card misread while it is put down turns into its reading at once)
+                # a card seen for sure, then hidden a while (or seen on a calm table), then
+                # another card here: the first was covered (a card misread while it is put down
+                # turns into its reading at once, with a hand still over it)
                 agreeing = self._agreeing(track, track.reading)
                 track.glimpsed = (track.glimpsed + [Glimpse(track.reading, agreeing)])[-GLIMPSES_KEPT:]
             if track.reading is not None:
@@ -372,6 +382,8 @@ class CardTracker:
                 track.last_change = max(track.last_change, since)
             track.reading = majority
             track.shown_at = now
+            track.shown_calm = False
+            track.changed_now = True
             track.glimpse_told = False
 
     def _majority(self, track: _Track) -> Reading | None:
