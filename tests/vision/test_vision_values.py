@@ -1,6 +1,7 @@
-"""Via Gladiola km values through imperfect quads: an index that lost a digit (cut off by the
-quad, joined to another card's border) abstains instead of reading the digit left; one-digit
-values still read; a walk card's digit is no START zero; gladiolas on tinted paper are found."""
+"""Via Gladiola km values through imperfect quads and blur: an index that lost a digit (cut off by
+the quad, joined to another card's border, thinned by motion blur to its stem) abstains instead of
+reading the digits left; one-digit values and true 11s still read; a walk card's digit is no
+START zero; gladiolas on tinted paper are found."""
 
 from __future__ import annotations
 
@@ -111,7 +112,7 @@ def _end_reading(value: int | None, doubtful: bool = False):
 
 
 def test_a_doubtful_lone_digit_counts_only_when_the_other_end_reads_the_same() -> None:
-    # (a lone digit with ink beside it may be what is left of a two-digit number; both printed
+    # (a lone digit off its box's centre may be what is left of a two-digit number; both printed
     # indices showing the same lone digit cannot both have lost the same neighbour)
     from vision.read.reader import _vote_corner
 
@@ -122,3 +123,55 @@ def test_a_doubtful_lone_digit_counts_only_when_the_other_end_reads_the_same() -
     assert vote is not None and vote.value == 45  # the fuller index stands
     vote, _ = _vote_corner(_end_reading(4), _end_reading(None))
     assert vote is not None and vote.value == 4
+
+
+def _blurred(face: np.ndarray, length: int, angle: float, defocus: float) -> np.ndarray:
+    """A camera view of ``face`` at 0.45 x its size, smeared by a ``length``-pixel straight motion at
+    ``angle`` degrees and defocused by ``defocus`` (Gaussian sigma), resized to the reading size."""
+    h, w = face.shape[:2]
+    small = cv2.resize(face, (int(w * 0.45), int(h * 0.45)), interpolation=cv2.INTER_AREA).astype(np.float32)
+    if length > 1:
+        kernel = np.zeros((length, length), np.float32)
+        c = (length - 1) / 2
+        for t in np.linspace(-c, c, 4 * length):
+            kernel[int(round(c + t * np.sin(np.radians(angle)))), int(round(c + t * np.cos(np.radians(angle))))] = 1
+        small = cv2.filter2D(small, -1, kernel / kernel.sum(), borderType=cv2.BORDER_REPLICATE)
+    if defocus > 0:
+        small = cv2.GaussianBlur(small, (0, 0), defocus)
+    return cv2.resize(np.clip(small, 0, 255).astype(np.uint8), (READ_W, READ_H), interpolation=cv2.INTER_LINEAR)
+
+
+@pytest.mark.parametrize("card_id,style,length,angle,defocus", [
+    ("W31", "meadow", 11, 90, 1.0),     # the 3's thin arms fall under the ink threshold: "11"
+    ("W31", "postcard", 11, 45, 0.0),   # (serif: the stem left of the 3 has no foot, the 1 has)
+    ("W31", "postcard", 11, 90, 1.6),
+    ("W34", "meadow", 11, 90, 1.6),     # the 3 thinned to a 1: "14"
+    ("W34", "postcard", 11, 45, 0.0),
+    ("W41", "postcard", 11, 45, 0.0),   # the 4's stem alone: "11"
+    ("W31", "trail", 11, 135, 1.0),     # the 1 smeared off the glyph tests, the 3 alone: "3"
+    ("W34", "postcard", 11, 135, 0.0),  # the 3 smeared off: "4"
+])
+def test_index_thinned_by_blur_is_not_read_as_another_number(card_id: str, style: str, length: int,
+                                                               angle: float, defocus: float) -> None:
+    reading = read_card(_blurred(_face(card_id, style), length, angle, defocus), DECK)
+    assert reading.value in (None, SPECS[card_id].value)
+
+
+@pytest.mark.parametrize("style", ["meadow", "postcard", "trail"])
+@pytest.mark.parametrize("length,angle,defocus", [(1, 0, 1.6), (5, 90, 0.0), (9, 0, 0.0), (9, 45, 0.0)])
+def test_true_eleven_still_reads_under_mild_blur(style: str, length: int, angle: float, defocus: float) -> None:
+    # (two 1s of one print look alike; only a stem beside a 1 is refused)
+    reading = read_card(_blurred(_face("W11", style), length, angle, defocus), DECK)
+    assert reading.value == 11
+    assert reading.field_confidences.value >= ACCEPT
+
+
+def test_a_blurred_fragment_at_one_end_keeps_the_other_ends_lone_vote_out() -> None:
+    from dataclasses import replace
+
+    from vision.read.reader import _vote_corner
+
+    assert _vote_corner(_end_reading(14), _end_reading(None))[0] is not None
+    assert _vote_corner(_end_reading(14), replace(_end_reading(None), fragments=True))[0] is None
+    vote, _ = _vote_corner(replace(_end_reading(34), fragments=True), _end_reading(34))
+    assert vote is not None and vote.value == 34  # two ends agreeing still read

@@ -14,7 +14,12 @@ card's top or bottom. Everything works on structure that survives a change of pr
    upper half (Valais date side), a digit top-left and one left just below the middle (Via Appia income),
    a lone centred "0" near the top (START).
 3. Digits are matched against font templates (:mod:`vision.read.glyphs`) and decoded only to
-   values the deck can hold (:class:`~vision.read.types.Deck`).
+   values the deck can hold (:class:`~vision.read.types.Deck`). Blur thins a 3's or a 4's arms
+   below the ink threshold and leaves a stem that matches a 1: a glyph read as 1 whose faint ink
+   reaches well past it is read again from that faint shape, and a number whose reading then
+   changes is refused (at that end; the other end's reading may then not stand alone); the two
+   1s of an 11 must look alike. Via Appia income counts are checked against the symbols printed
+   beside them (stones above, coins below): surely more symbols than the count refuses it.
 4. Blisters are counted in the band where the card's kind prints its plaster row (once the
    kind and which end is up are known), looked for a few millimetres around its printed place:
    columns that differ from the paper just above and below the row give the row's length and
@@ -41,7 +46,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.read.glyphs import classify_all
+from vision.read.glyphs import classify_all, normalise
 from vision.read.types import CardReading, Deck, Face, TileSize
 from vision.types import CardDate, CardKind, FieldConfidences
 
@@ -117,6 +122,8 @@ class _Analysis:
     """The crop in CIE Lab (uint8, OpenCV's scaling), converted once for the colour checks."""
     paper_lab: np.ndarray
     """The paper colour in Lab (float32, same scaling)."""
+    loose: np.ndarray | None = None
+    """Labels of the faint-ink components (gray/background < 0.8) that the ink blobs lie in."""
 
 
 def _ink(gray: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -145,7 +152,7 @@ def analyse(card: np.ndarray) -> _Analysis:
     n, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     blobs = [Blob(i, int(s[0]), int(s[1]), int(s[0] + s[2]), int(s[1] + s[3]), int(s[4]))
              for i, s in enumerate(stats) if i > 0 and s[4] >= 6]
-    blobs = _merge_fragments(blobs, labels, ratio)
+    blobs, loose = _merge_fragments(blobs, labels, ratio)
     glyphs = [b for b in blobs if 0.065 * READ_H <= b.h <= 0.2 * READ_H and 0.02 * READ_W <= b.w <= 0.3 * READ_W
               and 0.12 <= b.area / max(1, b.w * b.h) <= 0.85 and b.w <= 1.1 * b.h]
     bright = gray > np.percentile(gray, 60)
@@ -155,15 +162,16 @@ def analyse(card: np.ndarray) -> _Analysis:
     sharp = float(np.clip((0.5 - darkest) / 0.2, 0.0, 1.0))
     lab = cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB)
     paper_lab = cv2.cvtColor(paper.reshape(1, 1, 3).astype(np.uint8), cv2.COLOR_BGR2LAB).astype(np.float32)[0, 0]
-    return _Analysis(gray, bgr, ink, labels, blobs, glyphs, paper, sharp, lab, paper_lab)
+    return _Analysis(gray, bgr, ink, labels, blobs, glyphs, paper, sharp, lab, paper_lab, loose)
 
 
-def _merge_fragments(blobs: list[Blob], labels: np.ndarray, ratio: np.ndarray) -> list[Blob]:
+def _merge_fragments(blobs: list[Blob], labels: np.ndarray, ratio: np.ndarray) -> tuple[list[Blob], np.ndarray]:
     """Join pieces of one broken glyph (thin light strokes fall apart under the ink threshold).
 
     Pieces are joined when a fainter ink level (gray/background < 0.8) connects them and the
     union is still shaped like one glyph (no wider than 0.9 x its height). Merged pixels take
-    the first piece's label in ``labels`` (changed in place).
+    the first piece's label in ``labels`` (changed in place). Also returns the labels of the
+    fainter ink level's components.
     """
     loose = (ratio < 0.8).astype(np.uint8)
     _, loose_labels = cv2.connectedComponents(loose, connectivity=8)
@@ -190,7 +198,7 @@ def _merge_fragments(blobs: list[Blob], labels: np.ndarray, ratio: np.ndarray) -
             region = labels[b.y0:b.y1, b.x0:b.x1]
             region[region == b.label] = first.label
         out.append(Blob(first.label, x0, y0, x1, y1, sum(b.area for b in parts)))
-    return out
+    return out, loose_labels
 
 
 def _lines(glyphs: list[Blob]) -> list[list[Blob]]:
@@ -217,6 +225,68 @@ def _masks(a: _Analysis, blobs: list[Blob], turned: bool) -> list[np.ndarray]:
         m = (a.labels[b.y0:b.y1, b.x0:b.x1] == b.label).astype(np.uint8)
         out.append(m[::-1, ::-1] if turned else m)
     return out
+
+
+FAINT_WIDER = 1.3
+"""A glyph is a fragment when the faint ink around it (gray/background < 0.8) is more than this
+times wider than its ink (plus 3 px): blur thins a 3's or 4's strokes below the ink threshold and
+leaves only the stem, which reads as a 1."""
+
+
+def _faint_masks(a: _Analysis, blobs: list[Blob], turned: bool, scores: np.ndarray) -> list[np.ndarray] | None:
+    """The glyphs' masks with each glyph read as a 1 that is a fragment replaced by its faint-ink
+    shape (between its neighbours in the line), or None when there is no such fragment.
+
+    ``blobs`` are one line's glyphs (crop coordinates, in reading order), ``scores`` their digit scores.
+    """
+    if a.loose is None:
+        return None
+    masks = _masks(a, blobs, turned)
+    found = False
+    boxes = [(b.x0, b.x1) for b in blobs]
+    for k, b in enumerate(blobs):
+        if int(np.argmax(scores[k])) != 1:
+            continue  # (only the narrow 1 is what a thick stem left alone looks like)
+        strict = a.labels[b.y0:b.y1, b.x0:b.x1] == b.label
+        ids = a.loose[b.y0:b.y1, b.x0:b.x1][strict]
+        ids = ids[ids > 0]
+        if not len(ids):
+            continue
+        owner = int(np.bincount(ids).argmax())
+        # (neighbour glyphs may overlap the box: the window then stops at the glyph's own side)
+        left = max([min(x1, b.x0) for x0, x1 in boxes if (x0 + x1) / 2 < b.cx] + [int(b.x0 - 0.5 * b.h), 0])
+        right = min([max(x0, b.x1) for x0, x1 in boxes if (x0 + x1) / 2 > b.cx]
+                    + [int(np.ceil(b.x1 + 0.5 * b.h)), READ_W])
+        y0, y1 = max(0, int(b.y0 - 0.15 * b.h)), min(READ_H, int(np.ceil(b.y1 + 0.15 * b.h)))
+        window = (a.loose[y0:y1, left:right] == owner).astype(np.uint8)
+        window = cv2.morphologyEx(window, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))  # (thin frame lines)
+        window[:, window.mean(axis=0) > 0.95] = 0  # a border joined to the glyph
+        _, parts = cv2.connectedComponents(window, connectivity=8)
+        kept = parts[b.y0 - y0: b.y1 - y0, b.x0 - left: b.x1 - left][strict]
+        window = np.isin(parts, kept[kept > 0])  # the faint shape joined to the glyph itself
+        cols = np.nonzero(window.any(axis=0))[0]
+        if len(cols) and cols[-1] - cols[0] + 1 > FAINT_WIDER * b.w + 3:
+            m = window.astype(np.uint8)
+            masks[k] = m[::-1, ::-1] if turned else m
+            found = True
+    return masks if found else None
+
+
+ONES_ALIKE, ONES_ASPECT = 0.955, 1.11
+"""Two 1s of one number are printed alike: their normalised shapes must correlate at least
+``ONES_ALIKE`` and their widths/heights differ by at most the factor ``ONES_ASPECT`` (on blurred
+renders true 11s scored 0.966 or more and within 1.10; a 3's or 4's stem beside a 1 at most
+0.967, or widths 1.13 apart and more)."""
+
+
+def _ones_alike(a: _Analysis, blobs: list[Blob], digits: str) -> bool:
+    """Whether the two glyphs a corner index reads as 11 look like one another (the same print)."""
+    ones = [b for b, d in zip(blobs, digits) if d == "1"]
+    if len(ones) != 2 or len(digits) != 2 or len(blobs) != 2:
+        return True
+    (v1, aspect1), (v2, aspect2) = (normalise(m) for m in _masks(a, ones, False))
+    ratio = aspect1 / max(aspect2, 1e-6)
+    return float(v1 @ v2) >= ONES_ALIKE and 1 / ONES_ASPECT <= ratio <= ONES_ASPECT
 
 
 def _decode(scores: np.ndarray, allowed: list[int]) -> ValueVote | None:
@@ -261,6 +331,9 @@ class _EndFindings:
     corner_doubtful: bool = False
     """``corner`` is a lone digit that may be what is left of a two-digit number: it counts only
     when the other end reads the same."""
+    fragments: bool = False
+    """A number here was refused because a glyph read as 1 is the stem of a blurred wider digit:
+    the print is blurred enough that the other end's reading must not stand alone."""
 
 
 def _end(a: _Analysis, turned: bool, deck: Deck, kinds: frozenset[CardKind]) -> _EndFindings:
@@ -273,11 +346,29 @@ def _end(a: _Analysis, turned: bool, deck: Deck, kinds: frozenset[CardKind]) -> 
     index_seen = False
     corner_line: tuple[Blob, ...] = ()
     corner_doubtful = False
+    fragments = False
     year_line: tuple[Blob, ...] = ()
 
-    def read(line: list[Blob], allowed: list[int]) -> ValueVote | None:
+    def read(line: list[Blob], allowed: list[int], keep_refused: bool = False) -> ValueVote | None:
+        """The number a line reads as, or None; a number refused because blur thinned a digit to
+        its stem is None, or kept at zero score with ``keep_refused`` (the layout was seen, so
+        the card is not handed to a fallback reader that would guess from the same print)."""
+        nonlocal fragments
         originals = [by_label[g.label] for g in line]
-        return _decode(classify_all(_masks(a, originals, turned)), allowed)
+        scores = classify_all(_masks(a, originals, turned))
+        vote = _decode(scores, allowed)
+        if vote is None:
+            return None
+        refused = not _ones_alike(a, originals, str(vote.value))  # one of two 1s is a wider digit's stem
+        if not refused:
+            faint = _faint_masks(a, originals, turned, scores)
+            if faint is not None:
+                again = _decode(classify_all(faint), allowed)
+                refused = again is None or again.value != vote.value  # thin strokes lost changed the digit
+        if refused:
+            fragments = True
+            return ValueVote(vote.value, 0.0, 0.0) if keep_refused else None
+        return vote
 
     walkish = kinds & {CardKind.WALK, CardKind.FINISH}
     others = [b.turned(W, H) if turned else b for b in a.blobs if b.h < 0.5 * H]
@@ -300,24 +391,27 @@ def _end(a: _Analysis, turned: bool, deck: Deck, kinds: frozenset[CardKind]) -> 
 
     ink = a.ink[::-1, ::-1] if turned else a.ink
 
-    def lone_doubtful(line: list[Blob]) -> bool:
-        """Whether a one-glyph corner index may be what is left of a two-digit number.
+    def lone_doubtful(line: list[Blob]) -> str:
+        """Why a one-glyph corner index may be what is left of a two-digit number: ``place``
+        (off its box's centre), ``beside`` (ink beside it), or "" when it is a sure one-digit value.
 
         A one-digit value is printed centred in the index box (its centre 0.24-0.28 of the card's
         width across the decks' styles); the first digit of a two-digit number lies left of that,
         the second right of it. A lone glyph outside that place, or with ink beside it at its
         height (a neighbour digit joined to the border or another card, or smeared by motion so
-        it failed the glyph tests), is not read as a one-digit number.
+        it failed the glyph tests), is not read as a one-digit number. Ink beside it is seen
+        at both ends alike (blur and a joined border are not one end's accident), so the two ends
+        agreeing does not make up for it.
         """
         g = line[0]
         if not LONE_CX[0] * W <= g.cx <= LONE_CX[1] * W:
-            return True
+            return "place"
         reach = int(round(LONE_BESIDE_H * g.h))
         for lo, hi in ((g.x0 - 1 - reach, g.x0 - 1), (g.x1 + 1, g.x1 + 1 + reach)):
             side = ink[g.y0:g.y1, max(0, lo):max(0, min(W, hi))]
             if side.size and float(side.mean()) > LONE_BESIDE_INK:
-                return True
-        return False
+                return "beside"
+        return ""
 
     for line in lines:
         x0, y0 = line[0].x0, min(g.y0 for g in line)
@@ -336,12 +430,15 @@ def _end(a: _Analysis, turned: bool, deck: Deck, kinds: frozenset[CardKind]) -> 
             # (the stroke of a 4 reads as a 1)
             cut = x0 <= INK_MARGIN + 1 and line[0].w < 0.6 * line[0].h
             vote = None if cut or crowded(line) else read(line, allowed)
+            doubt = lone_doubtful(line) if vote and len(line) == 1 else ""
+            if doubt == "beside":
+                vote = None
             if vote and (corner is None or vote.score > corner.score):
                 corner, corner_line = vote, tuple(line)
-                corner_doubtful = len(line) == 1 and lone_doubtful(line)
+                corner_doubtful = doubt == "place"
         if (CardKind.TIMELINE in kinds and len(line) == 4 and abs(cx - W / 2) < 0.12 * W and 0.12 * H < cy < 0.5 * H
                 and 0.12 * H < h < 0.22 * H and same_h):
-            vote = read(line, list(range(deck.years[0], deck.years[1] + 1)))
+            vote = read(line, list(range(deck.years[0], deck.years[1] + 1)), keep_refused=True)
             if vote and (year is None or vote.score > year.score):
                 year, year_line = vote, tuple(line)
         if CardKind.INCOME in kinds and len(line) == 1 and x0 < 0.2 * W and 0.11 * H < h < 0.2 * H:
@@ -355,7 +452,8 @@ def _end(a: _Analysis, turned: bool, deck: Deck, kinds: frozenset[CardKind]) -> 
             # decoded among all digits: a 9 or 6 of a walk card seen off-centre must not pass as the 0
             vote = read(line, list(range(10)))
             zero = vote if vote is not None and vote.value == deck.start_value else None
-    return _EndFindings(corner, corner_line, year, year_line, inc_top, inc_bottom, zero, index_seen, corner_doubtful)
+    return _EndFindings(corner, corner_line, year, year_line, inc_top, inc_bottom, zero, index_seen, corner_doubtful,
+                        fragments)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -632,6 +730,135 @@ def count_blisters_in_row(a: _Analysis, kind: CardKind, flipped: bool) -> tuple[
 
 
 # ------------------------------------------------------------------------------------------------
+# Via Appia income symbols
+
+INCOME_SYMBOL_MM: dict[bool, tuple[float, float]] = {False: (9.0, 7.0), True: (8.0, 8.0)}
+"""(width, height) in mm of one symbol of an income card's half: stones above (False), coins below."""
+INCOME_SPANS_MM: dict[bool, tuple[float, float, float]] = {False: (9.0, 22.7, 29.5), True: (8.0, 21.3, 28.0)}
+"""Printed length (mm) of a row of 1, 2 and 3 symbols (rows of at most 3, spread over the half)."""
+INCOME_W_MM, INCOME_H_MM = 56.0, 87.0
+
+
+def count_income_symbols(a: _Analysis, turned: bool, lower: bool) -> tuple[int, float]:
+    """Count the symbols printed right of the count in one half of an income card.
+
+    ``lower``: the coin half (else the stone half); ``turned``: the crop's bottom is the card's
+    top. The symbols lie in rows of at most three; each row is found in the half's rows that
+    differ from the paper (judged against each column's median colour over the half), and its
+    symbols as separate runs of such columns or, where blur merged them, from the row's length.
+    Returns (count, confidence); the confidence is high only when the runs are symbol-sized or
+    the length fits one count clearly better than the others.
+    """
+    W, H = READ_W, READ_H
+    lab = a.lab[::-1, ::-1] if turned else a.lab
+    y0, y1 = (0.53, 0.93) if lower else (0.07, 0.47)
+    x0, x1 = int(0.28 * W), int(0.93 * W)
+    region = lab[int(y0 * H): int(y1 * H), x0:x1]
+    ref = np.median(region[::3], axis=0).astype(np.float32)  # (every third row is plenty for a median)
+    ref = cv2.blur(ref[None, :, :], (15, 1))[0]
+    region = region.astype(np.float32)
+    off = ((region - ref[None, :, :]) ** 2).sum(axis=2) > 20 ** 2
+    ppx, ppy = W / INCOME_W_MM, H / INCOME_H_MM
+    sw, sh = INCOME_SYMBOL_MM[lower]
+    rows = _runs(off.mean(axis=1) > 0.06)
+    rows = [r for r in rows if r[1] - r[0] >= 0.5 * sh * ppy]
+    conf = 1.0
+    if any(r[0] == 0 or r[1] == off.shape[0] for r in rows):
+        conf = 0.3  # something runs into the half from outside (a finger, the border, a neighbour)
+        rows = [r for r in rows if r[0] > 0 and r[1] < off.shape[0]]
+    if not rows or len(rows) > 2:
+        return 0, 0.0
+    total = 0
+    for r0, r1 in rows:
+        band = off[r0:r1]
+        profile = band.mean(axis=0)
+        cols = _runs(profile > max(0.25, 0.5 * float(profile.max())))  # (round coins narrow at their sides)
+        inside = [c for c in cols if c[0] > 0 and c[1] < off.shape[1]]
+        if any(c[1] - c[0] >= 0.5 * sw * ppx for c in cols if c not in inside):
+            conf = 0.3  # a symbol cut by the half's side, or something reaching in
+        if any(c[1] - c[0] < 2.0 * ppx for c in inside):
+            conf = min(conf, 0.4)  # a speck: a faint symbol breaking up, or dirt
+        cols = [c for c in inside if c[1] - c[0] >= 2.0 * ppx]
+        if not cols:
+            return 0, 0.0
+        cols = [piece for c in cols for piece in _split_at_dips(profile, c, sw * ppx)]
+        widths = [(c[1] - c[0]) / ppx for c in cols]
+        span = (cols[-1][1] - cols[0][0]) / ppx
+        spans = INCOME_SPANS_MM[lower]
+        errs = [abs(span - s) for s in spans]
+        by_span = int(np.argmin(errs)) + 1
+        second = sorted(errs)[1]
+        span_conf = float(np.clip((second - errs[by_span - 1]) / 6.0, 0, 1))
+        if len(cols) <= 3 and all(0.6 * sw <= w <= 1.6 * sw for w in widths):
+            n = len(cols)
+            c = 1.0 if n == by_span else 0.5
+        else:  # symbols merged by blur (which also lengthens the row) or odd pieces
+            n, c = by_span, 0.45 * span_conf
+        total += n
+        conf = min(conf, c)
+    if len(rows) == 2 and total < 4:
+        conf = min(conf, 0.3)  # a second row is only printed under a full row of three
+    return total, conf
+
+
+def _income_check(a: _Analysis, turned: bool, stones: int, coins: int, digits: float,
+                  gated: float) -> tuple[bool, bool, float]:
+    """Check an income card's two counts against the symbols printed beside them.
+
+    ``digits``: the glyph confidence of the two counts, ``gated``: the same after the blur gate.
+    Returns whether each count (stones, coins) stands and the counts' confidence. Blur makes a 3
+    or a 4 look like a 1 (the stem is all that stays dark), so a half showing surely more symbols
+    than its count is refused; fewer symbols refuse nothing (a neighbour may hide some). The
+    other half then stands only when its symbols surely agree. When both halves' symbols agree,
+    two independent cues stand behind the counts and the blur gate is relaxed.
+    """
+    checks = [count_income_symbols(a, turned, lower) for lower in (False, True)]
+    sure = [c >= ACCEPT for _, c in checks]
+    more = [s and n > want for s, (n, _), want in zip(sure, checks, (stones, coins))]
+    agree = [s and n == want for s, (n, _), want in zip(sure, checks, (stones, coins))]
+    if all(more):
+        return False, False, 0.0
+    if any(more):
+        keep = [not m and g for m, g in zip(more, agree)]
+        return keep[0], keep[1], gated if any(keep) else 0.0
+    if all(agree):
+        return True, True, max(gated, digits * min(c for _, c in checks))
+    return True, True, gated
+
+
+def _split_at_dips(profile: np.ndarray, run: tuple[int, int], unit: float) -> list[tuple[int, int]]:
+    """A run of columns longer than 1.6 symbols split where the ink profile dips clearly between
+    two peaks (symbols that blur joined still show a waist where they touch)."""
+    x0, x1 = run
+    if x1 - x0 <= 1.6 * unit:
+        return [run]
+    p = cv2.blur(profile[x0:x1].astype(np.float32)[None, :], (5, 1))[0]
+    half = max(2, int(0.35 * unit))
+    cuts = []
+    for i in range(half, len(p) - half):
+        if p[i] == p[i - half: i + half + 1].min() and p[i] < 0.8 * min(p[:i].max(), p[i + 1:].max()):
+            if not cuts or i - cuts[-1] > half:
+                cuts.append(i)
+    edges = [x0] + [x0 + c for c in cuts] + [x1]
+    return [(edges[k], edges[k + 1]) for k in range(len(edges) - 1)]
+
+
+def _runs(flags: np.ndarray) -> list[tuple[int, int]]:
+    """Runs of True in a 1-D boolean array as (start, stop) pairs."""
+    out: list[tuple[int, int]] = []
+    start = None
+    for i, f in enumerate(flags):
+        if f and start is None:
+            start = i
+        elif not f and start is not None:
+            out.append((start, i))
+            start = None
+    if start is not None:
+        out.append((start, len(flags)))
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
 # Colour-only kinds
 
 
@@ -739,7 +966,7 @@ def _vote_corner(top: _EndFindings, bottom: _EndFindings) -> tuple[ValueVote | N
         votes = [top.corner, bottom.corner]
     else:
         votes = [e.corner for e in (top, bottom) if e.corner is not None and not e.corner_doubtful]
-    if not votes:
+    if not votes or (len(votes) == 1 and (top.fragments or bottom.fragments)):
         return None, 0.0
     if len(votes) == 2:
         if votes[0].value == votes[1].value:
@@ -838,10 +1065,13 @@ def read_card(card: np.ndarray, deck: Deck = Deck()) -> CardReading:
         if end.income_top is not None and end.income_bottom is not None:
             c1, c2 = _glyph_conf(end.income_top), _glyph_conf(end.income_bottom)
             conf = min(c1, c2) * gate
+            keep_s, keep_c, vconf = _income_check(a, turned, end.income_top.value, end.income_bottom.value,
+                                                  min(c1, c2), conf)
             candidates.append(CardReading(
-                kind=CardKind.INCOME, face=Face.FRONT, flipped=turned, stones=end.income_top.value,
-                sesterces=end.income_bottom.value, confidence=conf,
-                field_confidences=FieldConfidences(kind=conf, value=conf), orientation_confidence=conf))
+                kind=CardKind.INCOME, face=Face.FRONT, flipped=turned,
+                stones=end.income_top.value if keep_s else None, sesterces=end.income_bottom.value if keep_c else None,
+                confidence=min(conf, vconf) if vconf >= ACCEPT else conf,
+                field_confidences=FieldConfidences(kind=conf, value=vconf), orientation_confidence=conf))
     # Via Gladiola walk / FINISH: corner index at both ends.
     corner, cconf = _vote_corner(top, bottom)
     cconf *= gate
