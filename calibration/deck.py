@@ -44,6 +44,15 @@ follows one of the candidates (coloured blisters that stand out more than at enr
 as seen, and the pixels a blur fills from outside the descriptor do not decide which cells are
 hidden.
 
+Blur and the best card. The sharp distances rank the cards of a blurred query poorly: the blur
+fitted to the nearest card may not be the query's (a 12 smeared sideways fits a 6 turned
+upside down as well as itself), and the right card then never joins the comparison. For a
+blurred query, the nearest cards of other looks are each fitted through their own best blur and
+orientation, and one that fits clearly better becomes the best card. Blur also pulls a query
+towards the middle between near twins: a lead below the acceptance threshold (but at least
+``MatchConfig.weak_accept``) still decides for a blurred query with almost nothing hidden when
+the query fits the leader closely where the two differ (an unreadable smear fits neither).
+
 Crops on their side. A crop cut from a quad whose long side was misjudged (strong perspective)
 shows the card a quarter turn round; when the crop turned back fits the deck clearly better, it
 is matched instead and the answer says ``turned``.
@@ -533,7 +542,17 @@ class MatchConfig:
     within this share of the best distance as given;
     ``nudge_share``, ``nudge_margin``: two close candidates are each moved by a small shift to fit
     the query around the pixels where they differ by at least this share of their largest
-    difference (grown by a square of this many pixels), and compared there only.
+    difference (grown by a square of this many pixels), and compared there only;
+    ``blur_rechoose``, ``blur_choices``, ``blur_switch``: for a blurred query, up to this many
+    cards of other looks within the first times the best distance are fitted through their own
+    best blur and orientation, and one fitting better than the second times the best card's
+    error replaces it (:meth:`DeckMatcher._blurred_best`);
+    ``weak_accept``, ``weak_hidden``, ``weak_residual``: a lead of at least the first (below the
+    thresholds above) decides for a blurred query with at most the second share of hidden cells
+    when the query fits the leader within this RMS where the two differ
+    (:meth:`DeckMatcher._weak_lead_holds`);
+    ``pair_veto``: two candidates at their best shift only that lean the other way by at least
+    this much leave their comparison undecided.
     """
 
     keep: float = 0.7
@@ -564,6 +583,13 @@ class MatchConfig:
     follow_print: float = 0.25
     nudge_share: float = 0.25
     nudge_margin: int = 7
+    blur_rechoose: float = 1.25
+    blur_choices: int = 4
+    blur_switch: float = 0.5
+    weak_accept: float = 0.3
+    weak_hidden: float = 0.05
+    weak_residual: float = 0.6
+    pair_veto: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -753,6 +779,16 @@ class DeckMatcher:
         q, shifts, sharp = queries[o], found[o][2], found[o][1]
         views = _Views(self, q, shifts, _pixels(~sharp))
         views.kernel = self._query_blur(q, views.shifted(best), views.usable)
+        if views.kernel is not None:
+            chosen = self._blurred_best(queries, found, dist, orient, best, views)
+            if chosen is not None:
+                best, views = chosen
+                d_best = float(dist[best])
+                o = int(orient[best])
+                q, shifts, sharp = queries[o], found[o][2], found[o][1]
+                hidden = float(sharp.mean())
+                if hidden > cfg.max_hidden:
+                    return None, f"hidden: {hidden:.2f} of the cells > {cfg.max_hidden}"
         kernel = self._query_blur(q, views.view(best), views.usable)
         if kernel is not views.kernel:
             views = _Views(self, q, shifts, views.usable, kernel)
@@ -802,7 +838,8 @@ class DeckMatcher:
         for i in range(n):
             for j in range(i + 1, n):
                 e = self._pair_evidence(q, views.blurred(close[i]), views.blurred(close[j]), usable,
-                                        (views.nudged(close[i]), views.nudged(close[j])))
+                                        (views.nudged(close[i]), views.nudged(close[j])),
+                                        (views.blurred_shifted(close[i]), views.blurred_shifted(close[j])))
                 evidence[i, j], evidence[j, i] = e, -e
         worst = evidence.min(axis=1)
         win = int(worst.argmax())
@@ -810,6 +847,11 @@ class DeckMatcher:
         if worst[win] >= accept:
             return self._answer(winner, bool(orient[best]), min(1.0, fit * (0.5 + float(worst[win]))),
                                 float(dist[winner]), blisters_sure=True), "pair"
+        if cfg.weak_accept <= worst[win] and self._weak_lead_holds(
+                q, winner, [close[j] for j in range(n) if j != win and evidence[win, j] < accept], views, usable,
+                float(hidden_cells.mean())):
+            return self._answer(winner, bool(orient[best]), fit * (0.5 + float(worst[win])), float(dist[winner]),
+                                blisters_sure=True), "weak pair"
         undecided = [close[j] for j in range(n) if j != win and evidence[win, j] < accept]
         mine = self.deck.labels[winner]
         scores = " ".join(f"{self.deck.labels[c].identity}:{worst[k]:.2f}" for k, c in enumerate(close))
@@ -818,6 +860,66 @@ class DeckMatcher:
             return self._answer(winner, bool(orient[best]), fit * 0.5, float(dist[winner]), blisters_sure=False), \
                 "blisters open: " + scores
         return None, "undecided: " + scores
+
+    def _blurred_best(self, queries: tuple[Descriptor, Descriptor],
+                      found: list[tuple[np.ndarray, np.ndarray, np.ndarray]], dist: np.ndarray, orient: np.ndarray,
+                      best: int, views: _Views) -> tuple[int, _Views] | None:
+        """Another card that fits a blurred query clearly better than ``best`` once each is seen
+        through the blur that fits it best (its views then), or None.
+
+        The sharp distances rank the cards of a blurred query poorly, and the blur fitted to the
+        wrong card (or orientation: a 6 and a 9 turned) can leave the right card out of the
+        comparison altogether. Cards of other looks within ``MatchConfig.blur_rechoose`` times the
+        best distance (at most ``MatchConfig.blur_choices`` of them) are fitted in their own best
+        orientation; the one fitting best wins if its error is below ``MatchConfig.blur_switch``
+        times the best card's.
+        """
+        cfg = self.config
+        d_best = float(dist[best])
+        reach = min(cfg.blur_rechoose * d_best, self.reject)
+        others = [int(i) for i in np.argsort(dist) if self._look[i] != self._look[best] and float(dist[i]) < reach]
+        if not others:
+            return None
+        own = float(((blur_luma(views.shifted(best), views.kernel) - queries[int(orient[best])].luma)[views.usable]
+                     ** 2).mean())
+        chosen: tuple[float, int, _Views] | None = None
+        for i in others[:cfg.blur_choices]:
+            o = int(orient[i])
+            q = queries[o]
+            v = _Views(self, q, found[o][2], _pixels(~found[o][1]))
+            errors = [float(((blur_luma(v.shifted(i), k) - q.luma)[v.usable] ** 2).mean()) for k in self._kernels]
+            k = int(np.argmin(errors))
+            if errors[k] < cfg.blur_switch * own and (chosen is None or errors[k] < chosen[0]):
+                v.kernel = self._kernels[k]
+                chosen = (errors[k], i, v)
+        return None if chosen is None else (chosen[1], chosen[2])
+
+    def _weak_lead_holds(self, q: Descriptor, winner: int, rivals: Sequence[int], views: _Views, usable: np.ndarray,
+                         hidden: float) -> bool:
+        """Whether a lead of ``winner`` below the acceptance threshold over ``rivals`` still decides.
+
+        Blur pulls a query towards the middle between two near twins, so the lead of the right
+        card shrinks although the query fits it well. Only for a blurred query with at most
+        ``MatchConfig.weak_hidden`` of its cells hidden (against the blurred candidates), where
+        at least ``MatchConfig.pair_visible`` of the pixels that differ most between the two are
+        in view, and the query fits the winner there within an RMS of
+        ``MatchConfig.weak_residual`` (washed-out or smeared beyond reading fits neither).
+        """
+        cfg = self.config
+        if views.kernel is None or hidden > cfg.weak_hidden or not rivals:
+            return False
+        ta = views.blurred(winner)
+        for r in rivals:
+            apart = np.abs(ta - views.blurred(r))
+            k = max(8, int(apart.size * cfg.pair_pixels))
+            top = apart >= float(np.partition(apart.ravel(), apart.size - k)[apart.size - k])
+            if float(usable[top].mean()) < cfg.pair_visible:
+                return False
+            around = cv2.dilate((apart >= cfg.nudge_share * float(apart.max())).astype(np.uint8),
+                                np.ones((cfg.nudge_margin, cfg.nudge_margin), np.uint8)).astype(bool) & usable
+            if not around.any() or float(np.sqrt(((q.luma - ta)[around] ** 2).mean())) > cfg.weak_residual:
+                return False
+        return True
 
     def _hidden_cells(self, q: Descriptor, cards: Sequence[int], views: _Views, sharp: np.ndarray) -> np.ndarray:
         """Cells (boolean, grid order) where the query fits none of ``cards``.
@@ -889,7 +991,8 @@ class DeckMatcher:
         return self._kernels[int(np.argmin(errors))]
 
     def _pair_evidence(self, q: Descriptor, ta: np.ndarray, tb: np.ndarray, usable: np.ndarray,
-                       nudged: tuple[np.ndarray, np.ndarray] | None = None) -> float:
+                       nudged: tuple[np.ndarray, np.ndarray] | None = None,
+                       plain: tuple[np.ndarray, np.ndarray] | None = None) -> float:
         """In [-1, 1]: how much better template ``ta`` fits than ``tb`` where the two differ.
 
         Both are laid over the query and blurred like it. With ``nudged`` (both moved by small
@@ -901,6 +1004,8 @@ class DeckMatcher:
         ``MatchConfig.pair_visible`` of the pixels where the two differ most are usable (what
         tells them apart is hidden, and the rest would decide on noise) and what is left in view
         of the card differs too little (``MatchConfig.pair_strong``, ``pair_strong_seen``).
+        With ``plain`` (both at their best shift only, blurred like the query), also 0 when
+        those lean the other way by at least ``MatchConfig.pair_veto``.
         """
         cfg = self.config
         if nudged is None:
@@ -916,7 +1021,15 @@ class DeckMatcher:
                            around)
         # A nudge may make a lead clearer, never turn it (heavy blur leaves blobs that a free
         # shift can fit either way).
-        return moved if moved * as_laid > 0 else 0.0
+        if moved * as_laid <= 0:
+            return 0.0
+        if plain is not None:
+            # Laid over the query by a fitted map, one template can settle on a skewed fit under
+            # a long streak; both at their best shift only must not clearly say the opposite.
+            unmapped = self._lean(q, plain[0], plain[1], usable, around)
+            if unmapped * moved < 0 and abs(unmapped) >= cfg.pair_veto:
+                return 0.0
+        return moved
 
     def _lean(self, q: Descriptor, ta: np.ndarray, tb: np.ndarray, usable: np.ndarray, around: np.ndarray) -> float:
         """:meth:`_pair_evidence` of ``ta`` and ``tb`` as given, on the pixels ``around`` only."""
