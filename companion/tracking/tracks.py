@@ -50,7 +50,8 @@ GLIMPSE_REACH = 0.5
 """A reading glimpsed on another track counts for a card settling within this many card sizes."""
 GLIMPSE_GAP = 0.3
 """A track's reading giving way to another counts as a glimpse (a card covered by the next one)
-only when the first was not seen for this many seconds before the second was."""
+only when the first was not seen for this many seconds before the second was, or when it won
+its vote or was seen on a calm table (a card misread while a hand puts it down is neither)."""
 
 
 @dataclass(frozen=True)
