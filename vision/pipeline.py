@@ -40,10 +40,12 @@ class PipelineConfig:
     ``reuse_diff``: when no pixel of an eighth-size gray copy of the frame changed by more than
     this many gray levels since the last frame, that frame's detections are used again (a still
     table costs no detection; 0 turns this off);
-    ``recheck_frames``: an unsure reading (nothing read, or a partly hidden card) is taken from
-    the cache, and a frame with one reuses the last detections, for at most this many frames;
-    then the card is detected and read afresh (a camera's noise differs from frame to frame, and
-    an outline that merged with the cards below may come out whole the next time);
+    ``recheck_frames``: an unsure reading (a card flagged partly hidden, or read as nothing) is
+    taken from the cache, and a frame with one reuses the last detections, for at most this
+    many frames; then the frame is detected and the card read afresh (a camera's noise differs
+    from frame to frame, and a pile's top card whose outline merged with the cards below may
+    come out whole the next time); such a second look uses the in-process readers only (a
+    Tesseract call every few frames would cost more than the frame);
     ``keep_images``: attach the rectified crop to each observation;
     ``known_cards``: recognises a rectified crop as a card of the user's enrolled deck (returns a
     reading, or None when unsure); tried before the zero-shot readers;
@@ -76,7 +78,7 @@ class _Cached:
     frame: int = 0
     """The frame number it was read in."""
     sure: bool = True
-    """Whether it was read from a whole card (an unsure reading is read again after a while)."""
+    """Whether it was read, from a card in full view (an unsure reading is read again after a while)."""
 
 
 THUMB_W, THUMB_H = 24, 36
@@ -145,10 +147,13 @@ class CardReader:
         readings: list[CardReading | None] = []
         crops: list[np.ndarray | None] = []
         fresh: list[tuple[int, np.ndarray, np.ndarray]] = []
+        second_look: set[int] = set()  # unsure cards read again (no Tesseract for them)
         for k, det in enumerate(detections):
             thumb = _thumb(image, det.quad)
             corners = Quad.card_order(det.quad.as_array()).as_array()
-            hit = self._lookup(corners, thumb)
+            hit, again = self._lookup(corners, thumb)
+            if again:
+                second_look.add(k)
             crop = None
             readable = det.quad.is_convex()  # a bent outline cannot be warped: kept, not read
             if readable and (hit is None or self.config.keep_images):
@@ -176,7 +181,7 @@ class CardReader:
             readings.append(hit)
             crops.append(crop)
         if self.config.tesseract:
-            self._fallback(readings, crops, detections)
+            self._fallback(readings, crops, detections, second_look)
         sure = [r is not None and r.kind is not CardKind.UNKNOWN and det.visible for r, det in zip(readings, detections)]
         self._unsure = not all(sure)
         for k, corners, thumb in fresh:
@@ -204,16 +209,20 @@ class CardReader:
 
     # -- cache ---------------------------------------------------------------------------------
 
-    def _lookup(self, corners: np.ndarray, thumb: np.ndarray) -> CardReading | None:
+    def _lookup(self, corners: np.ndarray, thumb: np.ndarray) -> tuple[CardReading | None, bool]:
+        """The cached reading of this card (None: read it), and whether the card is one whose
+        unsure reading is due for a second look."""
+        again = False
         for entry in self._cache:
             if float(np.abs(entry.corners - corners).max()) > self.config.cache_px:
                 continue
-            if not entry.sure and self._frame - entry.frame >= self.config.recheck_frames:
-                continue
             diff = np.abs(entry.thumb - thumb)
             if float(diff.mean()) <= self.config.cache_diff and float(np.percentile(diff, 95)) <= self.config.cache_peak:
-                return entry.reading
-        return None
+                if not entry.sure and self._frame - entry.frame >= self.config.recheck_frames:
+                    again = True
+                    continue
+                return entry.reading, False
+        return None, again
 
     def _store(self, entry: _Cached) -> None:
         self._cache = [e for e in self._cache if float(np.abs(e.corners - entry.corners).max()) > self.config.cache_px]
@@ -223,12 +232,14 @@ class CardReader:
     # -- Tesseract fallback ---------------------------------------------------------------------
 
     def _fallback(self, readings: list[CardReading | None], crops: list[np.ndarray | None],
-                  detections: Sequence[Detection]) -> None:
-        """Read unread cards' year bands and corner indices with one Tesseract call."""
+                  detections: Sequence[Detection], skip: set[int] = frozenset()) -> None:  # type: ignore[assignment]
+        """Read unread cards' year bands and corner indices with one Tesseract call (not those
+        in ``skip``)."""
         deck = self.config.deck
         jobs: list[tuple[int, str, np.ndarray]] = []
         for k, (r, crop, det) in enumerate(zip(readings, crops, detections)):
-            if r is None or crop is None or r.kind is not CardKind.UNKNOWN or r.face is not Face.NONE or not det.visible:
+            if (r is None or crop is None or r.kind is not CardKind.UNKNOWN or r.face is not Face.NONE or not det.visible
+                    or k in skip):
                 continue
             for turned in (False, True):
                 c = cv2.rotate(crop, cv2.ROTATE_180) if turned else crop

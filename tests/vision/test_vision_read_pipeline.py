@@ -143,3 +143,20 @@ def test_an_unsure_card_is_detected_and_read_afresh_every_few_frames(monkeypatch
         results = [reader.read_frame(scene.image) for _ in range(7)]
         assert (len(calls), reader.reads) == (calls_after, reads_after)
         assert all(r == results[0] for r in results)
+
+
+def test_a_second_look_at_an_unread_card_calls_no_tesseract(monkeypatch) -> None:
+    # An outline on bare table reads as nothing: the first reading asks Tesseract, the second
+    # looks every few frames use the in-process readers only.
+    import vision.pipeline as pipeline
+
+    scene = render_scene(11, Game.GLADIOLA, SceneConfig(resolution=(960, 540), degrade=False,
+                                                        layout=LayoutKind.SCATTERED, hands=0))
+    blank = scene.image.copy()
+    blank[:] = blank[5:6, 5:6]  # the table's colour everywhere: nothing to read
+    quad = Detection(Quad.from_array(np.array([[400, 150], [520, 150], [520, 330], [400, 330]], np.float64)), 1.0)
+    monkeypatch.setattr(pipeline, "detect_cards", lambda image, config: [quad])
+    reader = CardReader(PipelineConfig(deck=Deck.for_game("gladiola"), recheck_frames=3))
+    results = [reader.read_frame(blank) for _ in range(7)]
+    assert all(r.observations[0].kind.value == "unknown" for r in results)
+    assert reader.ocr_calls == 1 and reader.reads == 3
