@@ -37,6 +37,9 @@ class PipelineConfig:
     ``cache_diff``: largest mean absolute thumbnail difference (gray levels) for reuse;
     ``cache_peak``: and largest 95th percentile of it (another card laid where one lay before
     differs only in its print, a small share of the thumbnail: 1872 where 1855 lay, say);
+    ``cache_print``: and largest 99th percentile inside the card's margins (a year changed in
+    a few digits only: 1992 laid where 1897 lay kept the 95th percentile under ``cache_peak``,
+    while sensor noise stays at a few gray levels);
     ``reuse_diff``: when no pixel of an eighth-size gray copy of the frame changed by more than
     this many gray levels since the last frame, that frame's detections are used again (a still
     table costs no detection; 0 turns this off);
@@ -62,6 +65,7 @@ class PipelineConfig:
     cache_px: float = 4.0
     cache_diff: float = 12.0
     cache_peak: float = 30.0
+    cache_print: float = 40.0
     cache_size: int = 64
     reuse_diff: float = 6.0
     recheck_frames: int = 3
@@ -217,7 +221,8 @@ class CardReader:
             if float(np.abs(entry.corners - corners).max()) > self.config.cache_px:
                 continue
             diff = np.abs(entry.thumb - thumb)
-            if float(diff.mean()) <= self.config.cache_diff and float(np.percentile(diff, 95)) <= self.config.cache_peak:
+            if (float(diff.mean()) <= self.config.cache_diff and float(np.percentile(diff, 95)) <= self.config.cache_peak
+                    and float(np.percentile(diff[4:-4, 3:-3], 99)) <= self.config.cache_print):
                 if not entry.sure and self._frame - entry.frame >= self.config.recheck_frames:
                     again = True
                     continue
