@@ -119,5 +119,4 @@ class HandWatch:
             return None
         self.reset()
         cards = found[1]
-        total = sum(card.blisters for card in (self.deck.get(c) for c in cards) if card is not None)
-        return RevealedHand(player, cards, total)
+        return RevealedHand(player, cards, self.deck.blisters(cards))
