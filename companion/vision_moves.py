@@ -12,7 +12,9 @@ before the move (the camera missed a move in between).
 Via Gladiola's end: once the observed game is over, calm frames (no arm over the table, no card
 settling) are searched for a shown hand laid in a row (:mod:`vision.hand`); when a few readings
 agree on its cards (:class:`companion.tracking.reveal.HandWatch`) the hand is queued for
-:meth:`VisionMoves.take_reveals`, as the next player's in seat order.
+:meth:`VisionMoves.take_reveals`, as the next player's in seat order. When the row holds another
+number of cards than counted, a :class:`gladiola.Recount` is returned as a move of that frame
+first (the table overrules the count; moves are applied before the reveals).
 """
 
 from __future__ import annotations
@@ -134,8 +136,10 @@ class VisionMoves:
             self._arms[-1].append(self.arm)
             self._arm_time = frame.timestamp
         found = self.tracker.update(frame.index, frame.timestamp, result, view=view, hand=self.hand or None)
-        self._watch_hands(image, view)
+        recount = self._watch_hands(image, view)
         items = [MoveItem(m.frame_index, m.timestamp, m.action, tuple(m.evidence)) for m in found]
+        if recount is not None:
+            items.append(MoveItem(frame.index, frame.timestamp, recount, ()))
         return self._whose(items, view) if self.game == "gladiola" else items
 
     def _whose(self, items: list[MoveItem], view: Any) -> list[MoveItem]:
@@ -176,28 +180,37 @@ class VisionMoves:
         out, self._pending = self._pending, []
         return out
 
-    def _watch_hands(self, image: np.ndarray, view: Any) -> None:
-        """Read a shown hand on calm frames once the game is over (see the module doc)."""
+    def _watch_hands(self, image: np.ndarray, view: Any) -> gladiola.Recount | None:
+        """Read a shown hand on calm frames once the game is over (see the module doc); the
+        recount to apply before the hand named, if it holds another number of cards than counted."""
         if self._watch is None or view is None or not getattr(view, "over", False):
-            return
-        settling = self.tracker.cards.restless(self.tracker.config.settle_seconds)
-        if self.hand or settling:
+            return None
+        if self.hand:
             self._calm_frames = 0
             self._watch.reset()
-            return
+            return None
         self._calm_frames += 1
         if self._calm_frames % REVEAL_EVERY:
-            return
+            return None
         from vision.hand import read_hands
+
+        # a row with a card still settling in it is not read yet; cards restless elsewhere (a
+        # pile's outline flickering between two of its cards) do not hold the row back
+        settling = [q.centroid for q in self.tracker.cards.restless(self.tracker.config.settle_seconds)]
+        rows = [h for h in read_hands(image)
+                if not any(cv2.pointPolygonTest(h.quad.as_array().astype(np.float32), (float(x), float(y)), False) >= 0
+                           for x, y in settling)]
 
         revealed = self.revealed() if self.revealed is not None else None
         if revealed is None:
             seats = len(getattr(view, "hand_counts", ()))
             revealed = [self._named.get(p) for p in range(seats)]
-        named = self._watch.see(read_hands(image), view, revealed)
-        if named is not None:
-            self._named[named.player] = named.cards
-            self._pending.append(named)
+        named = self._watch.see(rows, view, revealed)
+        if named is None:
+            return None
+        self._named[named.player] = named.cards
+        self._pending.append(named)
+        return gladiola.Recount(named.player, len(named.cards)) if named.recounted else None
 
     def annotate(self, frame: Frame) -> np.ndarray:
         """The frame with each card's outline and reading, and a mark while an arm is over the table."""

@@ -42,12 +42,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 HIDDEN_ACTIONS = frozenset({"pause", "remove", "table-walk", "keep", "give", "discard-own", "missed-wrong",
-                            "missed-draw", "turn-to"})
+                            "missed-draw", "turn-to", "recount"})
 """Not compared: a pause and the Valais*Wallis joker steps keep, give and discard-own happen in
 a hand; ``remove`` is the camera's record of a wrong card taken off the row, ``table-walk``
 the companion accepting a refused card the players built on (the walk itself was compared when
 it was laid), ``missed-wrong``/``missed-draw`` corrections for moves the camera missed and
-``turn-to`` the turn passed to the player whose arm laid the next card;
+``turn-to`` the turn passed to the player whose arm laid the next card, ``recount`` a shown
+hand's number of cards taken from the table;
 the game's own log lists none of these."""
 
 

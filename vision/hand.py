@@ -139,17 +139,36 @@ def _rows(image: np.ndarray, config: HandConfig) -> list[np.ndarray]:
     """Rotated rectangles (4 corners, frame pixels) of regions shaped like a row of cards; the
     first side runs along the row."""
     mask, factor = _card_mask(image)
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    return [box for shrink in ROW_SHRINK for box in _row_boxes(mask, factor, shrink, config)]
+
+
+ROW_SHRINK = (0, 2, 4)
+"""Erosions (mask pixels) after which the card regions are searched for rows again: a row laid
+close to a pile is one region with it until they are parted."""
+ROW_READ = 0.5
+"""Smallest share of a row's cards read (kind known) for it to be a shown hand: the edges of a
+pile's stacked cards look like a short row of unreadable cards."""
+
+
+def _row_boxes(mask: np.ndarray, factor: float, shrink: int, config: HandConfig) -> list[np.ndarray]:
+    """Row rectangles among the regions of ``mask`` eroded by ``shrink`` pixels (each region
+    grown back inside the mask)."""
+    kernel = np.ones((3, 3), np.uint8)
+    parts = cv2.erode(mask, kernel, iterations=shrink) if shrink else mask
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(parts, connectivity=8)
     out = []
     for k in range(1, count):
         if stats[k, 4] < 200:
             continue
-        pts = np.column_stack(np.nonzero(labels == k)[::-1]).astype(np.float32)
+        region = (labels == k).astype(np.uint8)
+        if shrink:
+            region = cv2.dilate(region, kernel, iterations=shrink) & mask
+        pts = np.column_stack(np.nonzero(region)[::-1]).astype(np.float32)
         (cx, cy), (w, h), angle = cv2.minAreaRect(pts)
         long_side, short_side = max(w, h), min(w, h)
         if short_side < 8 or long_side < config.min_row_ratio * short_side:
             continue
-        if stats[k, 4] < config.min_fill * w * h:
+        if len(pts) < config.min_fill * w * h:
             continue
         box = cv2.boxPoints(((cx, cy), (w, h), angle)) / factor
         # start at a corner whose next side is a long one
@@ -215,6 +234,11 @@ def _edge_profile(strip: np.ndarray, band: tuple[int, int], config: HandConfig) 
     return best, slant
 
 
+EDGE_PEER = 0.1
+"""Largest drop of profile share from a group's strongest peak for a peak to count as part of a
+card's edge (its outline or printed border line) rather than a shorter line beside it."""
+
+
 def _edges(profile: np.ndarray, slant: np.ndarray, config: HandConfig) -> list[_Edge]:
     """Card edges: columns where the profile peaks above ``edge_share``, peaks closer than
     ``edge_merge_mm`` grouped into one edge."""
@@ -230,7 +254,10 @@ def _edges(profile: np.ndarray, slant: np.ndarray, config: HandConfig) -> list[_
     out = []
     for g in groups:
         x = max(g, key=lambda c: float(profile[c]))
-        out.append(_Edge(float(x), float(g[0]), float(g[-1]), float(slant[x]), float(profile[x])))
+        # a card's outline is about as long as its strongest line; a weaker line beside it (a
+        # gladiola's stem, a shadow) is no outline
+        strong = [c for c in g if profile[c] >= profile[x] - EDGE_PEER]
+        out.append(_Edge(float(x), float(strong[0]), float(strong[-1]), float(slant[x]), float(profile[x])))
     return out
 
 
@@ -471,11 +498,17 @@ def read_hands(image: np.ndarray, config: HandConfig = HandConfig()) -> tuple[Sh
             or min(image.shape[:2]) < 32:
         raise HandInputError(f"expected a BGR uint8 image of at least 32x32 pixels, got "
                              f"{getattr(image, 'shape', type(image).__name__)} {getattr(image, 'dtype', '')}")
-    hands = []
+    hands: list[ShownHand] = []
     for box in _rows(image, config):
+        centre = tuple(float(v) for v in box.mean(axis=0))
+        if any(cv2.pointPolygonTest(h.quad.as_array().astype(np.float32), centre, False) >= 0 for h in hands):
+            continue  # this row was read already (a region found again after parting)
         hand = _read_row(image, box, config)
-        if hand is not None:
-            hands.append(hand)
+        if hand is None:
+            continue
+        if sum(c.kind is not CardKind.UNKNOWN for c in hand.cards) < ROW_READ * hand.count:
+            continue
+        hands.append(hand)
     return tuple(hands)
 
 

@@ -393,7 +393,21 @@ class TurnTo:
         return {"type": "turn-to", "player": self.player}
 
 
-Action = Union[Walk, Pause, LayGladiola, TableWalk, TurnTo]
+@dataclass(frozen=True)
+class Recount:
+    """At the game's end ``player`` shows ``count`` cards while the companion counted another
+    number (a move it missed or gave to another player): the table's count is taken, so the
+    shown hand can be revealed. An observer-only action, like :class:`TurnTo`; a
+    full-information :class:`State` never takes it."""
+
+    player: int
+    count: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "recount", "player": self.player, "count": self.count}
+
+
+Action = Union[Walk, Pause, LayGladiola, TableWalk, TurnTo, Recount]
 
 
 def action_from_json(data: Any) -> Action:
@@ -410,18 +424,25 @@ def action_from_json(data: Any) -> Action:
         if not isinstance(player, int) or isinstance(player, bool) or set(data) - {"type", "player"}:
             raise CompanionError(f"a turn-to action takes an int player and nothing else, got {dict(data)!r}")
         return TurnTo(player)
+    if kind == "recount":
+        player, count = data.get("player"), data.get("count")
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in (player, count)) \
+                or set(data) - {"type", "player", "count"}:
+            raise CompanionError(f"a recount takes an int player and an int count and nothing else, got {dict(data)!r}")
+        return Recount(player, count)
     if kind in ("walk", "gladiola", "table-walk"):
         card = data.get("card")
         if not isinstance(card, str) or not card:
             raise CompanionError(f"a {kind} action needs a card id string, got {card!r}")
         return {"walk": Walk, "gladiola": LayGladiola, "table-walk": TableWalk}[kind](card)
-    raise CompanionError(f"action type: expected walk, pause, gladiola, table-walk or turn-to, got {kind!r}")
+    raise CompanionError(f"action type: expected walk, pause, gladiola, table-walk, turn-to or recount, got {kind!r}")
 
 
 def _check_action(action: object) -> None:
-    if not isinstance(action, (Walk, Pause, LayGladiola, TableWalk, TurnTo)):
+    if not isinstance(action, (Walk, Pause, LayGladiola, TableWalk, TurnTo, Recount)):
         raise CompanionError(
-            f"expected a Via Gladiola action (Walk, Pause, LayGladiola, TableWalk, TurnTo), got {type(action).__name__}"
+            f"expected a Via Gladiola action (Walk, Pause, LayGladiola, TableWalk, TurnTo, Recount), "
+            f"got {type(action).__name__}"
         )
 
 
@@ -544,6 +565,16 @@ class _Outcome:
 
 def _judge(view: PublicView, action: Action, deck: Deck) -> _Refusal | None:
     """Why ``action`` is illegal by what the table shows (hand contents unknown), or None."""
+    if isinstance(action, Recount):
+        if not view.over:
+            return _Refusal("recount.not-over", "a hand is recounted only when it is shown at the game's end")
+        if not 0 <= action.player < view.players:
+            return _Refusal("recount.player", f"player: expected 1..{view.players}, got {action.player + 1}")
+        if action.count < 0:
+            return _Refusal("recount.count", f"count: expected 0 or more cards, got {action.count}")
+        if action.count == view.hand_counts[action.player]:
+            return _Refusal("recount.same", f"player {action.player + 1} was counted {action.count} cards already")
+        return None
     if view.over or view.current_player is None:
         return _Refusal("game.over", "the game is over")
     if isinstance(action, Pause):
@@ -594,6 +625,12 @@ def _advance(view: PublicView, action: Action, rules: Rules, deck: Deck) -> _Out
     refusal = _judge(view, action, deck)
     if refusal is not None:
         return refusal
+    if isinstance(action, Recount):
+        counts = list(view.hand_counts)
+        counted, counts[action.player] = counts[action.player], action.count
+        return _Outcome(replace(view, hand_counts=tuple(counts)), Verdict.ok(
+            f"player {action.player + 1} shows {_cards(action.count)}, the companion counted {counted}: "
+            "the shown hand counts"), ())
     if isinstance(action, TurnTo):
         skipped = (action.player - view.current_player) % view.players if view.current_player is not None else 0
         return _Outcome(replace(view, current_player=action.player), Verdict.ok(
@@ -724,6 +761,8 @@ def _describe(view: PublicView, action: Action, deck: Deck) -> str:
         return "pause"
     if isinstance(action, TurnTo):
         return f"turn passes to player {action.player + 1}"
+    if isinstance(action, Recount):
+        return f"player {action.player + 1} shows {_cards(action.count)} (counted {view.hand_counts[action.player]})"
     card = deck.get(action.card)
     if card is None:
         return f"{action.to_json()['type']} unknown card {action.card!r}"
@@ -936,6 +975,9 @@ class State:
         """Apply a legal action; raise IllegalAction (state unchanged) for an illegal one."""
         _check_action(action)
         v = self._view
+        if isinstance(action, Recount):
+            raise IllegalAction("recount.table-only", "a recount is the observer's record of a hand shown at the "
+                                "end; the full game state knows every hand")
         if isinstance(action, TurnTo):
             raise IllegalAction("turn.table-only", "a turn passed on is the observer's record of what the camera "
                                 "saw; the full game state knows whose turn it is")
@@ -1156,6 +1198,9 @@ class Observer:
     def judge(self, action: Action) -> Verdict:
         """The verdict ``apply`` would give, without changing anything."""
         _check_action(action)
+        shown = self._shown_already(action)
+        if shown is not None:
+            return shown
         outcome = _advance(self._view, action, self.rules, self.deck)
         if isinstance(outcome, _Refusal):
             return Verdict.illegal(outcome.rule, outcome.reason)
@@ -1164,6 +1209,9 @@ class Observer:
     def apply(self, action: Action) -> Verdict:
         """Judge and record a seen action; an illegal one leaves the observer unchanged."""
         _check_action(action)
+        shown = self._shown_already(action)
+        if shown is not None:
+            return shown
         outcome = _advance(self._view, action, self.rules, self.deck)
         if isinstance(outcome, _Refusal):
             return Verdict.illegal(outcome.rule, outcome.reason)
@@ -1174,10 +1222,20 @@ class Observer:
         _check_action(action)
         return _describe(self._view, action, self.deck)
 
+    def _shown_already(self, action: Action) -> Verdict | None:
+        """The refusal of a :class:`Recount` of a hand already revealed, or None."""
+        if isinstance(action, Recount) and 0 <= action.player < len(self._revealed) \
+                and self._revealed[action.player] is not None:
+            return Verdict.illegal("recount.revealed", f"player {action.player + 1} has already revealed their hand")
+        return None
+
     # -- scoring at the end --------------------------------------------------------------------
 
     def reveal_hand(self, player: int, card_ids: Sequence[str]) -> None:
-        """Record the hand ``player`` shows at the end; CompanionError if it cannot be right."""
+        """Record the hand ``player`` shows at the end; CompanionError if it cannot be right.
+
+        The hand must hold as many cards as counted: when the table shows another number, a
+        :class:`Recount` (applied first) makes the count the table's."""
         v = self._view
         if not v.over:
             raise CompanionError("hands are revealed only once the game is over")

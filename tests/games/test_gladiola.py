@@ -556,7 +556,63 @@ def test_malformed_turn_to(data):
         g.action_from_json(data)
 
 
-@pytest.mark.parametrize("action", [g.Walk("W27"), g.Pause(), g.LayGladiola("G3"), g.TableWalk("W27"), g.TurnTo(1)])
+def _ended_with_hands() -> tuple[g.State, g.Observer]:
+    """A game just ended by a FINISH on day 4: player 1 holds 3 cards, player 2 holds 2."""
+    state = g.State.build(
+        [[FINISHES[0], w(41), w(3)], [w(5), w(6)]],
+        walk_pile=[w(40)],
+        set_aside=[[f] for f in FINISHES[3:]],
+    )
+    observer = state.observer()
+    state.apply(g.Walk(FINISHES[0]))
+    observer.apply(g.Walk(FINISHES[0]))
+    return state, observer
+
+
+def test_recount_takes_the_shown_number_of_cards_then_the_hand_is_revealed():
+    state, observer = _ended_with_hands()
+    hand = state.hands[0]
+    assert observer.public_view().hand_counts[0] == 3
+    assert observer.judge(g.Recount(0, 4)).legal
+    verdict = observer.apply(g.Recount(0, 2))
+    assert verdict.legal and verdict.draws == 0
+    assert verdict.messages == ("player 1 shows 2 cards, the companion counted 3: the shown hand counts",)
+    assert observer.public_view().hand_counts == (2, 2)
+    observer.reveal_hand(0, hand[1:])  # the table's 2 cards now fit the count
+    # a revealed hand is not recounted, the count is kept for the same number, and only at the end
+    assert observer.apply(g.Recount(0, 3)).rule == "recount.revealed"
+    assert observer.apply(g.Recount(1, 2)).rule == "recount.same"
+    assert observer.apply(g.Recount(2, 1)).rule == "recount.player"
+    assert observer.apply(g.Recount(1, -1)).rule == "recount.count"
+    assert observer.public_view().hand_counts == (2, 2)
+    # the engine's other checks stay: no card of the table in a recounted hand
+    assert observer.apply(g.Recount(1, 3)).legal
+    with pytest.raises(CompanionError, match="lies on the table"):
+        observer.reveal_hand(1, state.hands[1] + (w(40),))
+    observer.reveal_hand(1, state.hands[1] + (w(7),))
+    assert observer.scores() == (DECK.blisters(hand[1:]), DECK.blisters(state.hands[1] + (w(7),)))
+    assert g.Observer.from_json(json.loads(json.dumps(observer.to_json()))) == observer
+
+
+def test_recount_only_at_the_end_and_never_in_the_full_state():
+    observer = _played(12)(g.Observer.start(3, first_player=0))
+    assert observer.apply(g.Recount(0, 3)).rule == "recount.not-over"
+    state, _ = _ended_with_hands()
+    with pytest.raises(IllegalAction, match="full game state"):
+        state.apply(g.Recount(0, 2))
+    assert "shows 2 cards (counted 3)" in _ended_with_hands()[1].describe(g.Recount(0, 2))
+
+
+@pytest.mark.parametrize("data", [{"type": "recount", "player": 1}, {"type": "recount", "player": 1, "count": "2"},
+                                  {"type": "recount", "player": False, "count": 2},
+                                  {"type": "recount", "player": 1, "count": 2, "card": "W2"}])
+def test_malformed_recount(data):
+    with pytest.raises(CompanionError, match="recount"):
+        g.action_from_json(data)
+
+
+@pytest.mark.parametrize("action", [g.Walk("W27"), g.Pause(), g.LayGladiola("G3"), g.TableWalk("W27"), g.TurnTo(1),
+                                    g.Recount(2, 5)])
 def test_action_json_round_trip(action):
     assert g.action_from_json(json.loads(json.dumps(action.to_json()))) == action
 

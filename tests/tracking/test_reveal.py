@@ -88,7 +88,8 @@ def test_watch_names_a_hand_once_readings_agree():
     assert watch.see([shown], view, (None, None)) is None
     assert watch.see([shown], view, (None, None)) is None
     named = watch.see([shown], view, (None, None))
-    assert named == RevealedHand(0, ("W05", "W09"), blisters_of("W05") + blisters_of("W09"))
+    assert named == RevealedHand(0, ("W05", "W09"), blisters_of("W05") + blisters_of("W09"), 2)
+    assert not named.recounted and "counted" not in named.to_json()
 
 
 def test_watch_starts_again_when_a_reading_differs_or_does_not_fit():
@@ -101,7 +102,7 @@ def test_watch_starts_again_when_a_reading_differs_or_does_not_fit():
     assert watch.see([row(card(CardKind.WALK, 5))], view, (None, None)) is None  # one card: not player 0's hand
     assert watch.see([first], view, (None, None)) is None
     assert watch.see([first], view, (None, None)) == RevealedHand(0, ("W05", "W09"),
-                                                                  blisters_of("W05") + blisters_of("W09"))
+                                                                  blisters_of("W05") + blisters_of("W09"), 2)
     # the second player holds one card; a table card cannot be in it, and nothing before the end
     assert watch.see([row(card(CardKind.WALK, 5))], View((2, 1), table=frozenset({"W05"})),
                      (("W07", "W09"), None)) is None
@@ -111,3 +112,34 @@ def test_watch_starts_again_when_a_reading_differs_or_does_not_fit():
 def test_watch_needs_a_reading():
     with pytest.raises(CompanionError, match="at least 1"):
         HandWatch(DECK, agree=0)
+    with pytest.raises(CompanionError, match="recount_agree"):
+        HandWatch(DECK, agree=3, recount_agree=2)
+
+
+def test_a_whole_sure_row_overrules_the_count_after_more_readings():
+    watch = HandWatch(DECK, agree=2, recount_agree=4)
+    view = View((2, 4))  # the companion counted 2 cards for player 1, who shows 3
+    shown = row(card(CardKind.WALK, 5), card(CardKind.WALK, 9), card(CardKind.FINISH, 50, 1))
+    for _ in range(6):  # player 2 is still to show: this row may be theirs, player 1's missed
+        assert watch.see([shown], view, (None, None)) is None
+    for _ in range(3):
+        assert watch.see([shown], view, (None, ("W30", "W31", "W32", "W33"))) is None
+    named = watch.see([shown], view, (None, ("W30", "W31", "W32", "W33")))
+    assert named is not None and named.player == 0 and named.cards[:2] == ("W05", "W09")
+    assert named.counted == 2 and named.recounted and named.to_json()["counted"] == 2
+    assert named.blisters == DECK.blisters(named.cards)
+
+
+def test_a_recount_needs_one_sure_row_near_the_count():
+    watch = HandWatch(DECK, agree=1, recount_agree=1)
+    view = View((4, 0))
+    three = row(card(CardKind.WALK, 5), card(CardKind.WALK, 9), card(CardKind.WALK, 11))
+    other = row(card(CardKind.WALK, 21), card(CardKind.WALK, 22), card(CardKind.WALK, 23))
+    unsure = row(card(CardKind.WALK, 5), card(CardKind.WALK, 9), card(CardKind.UNKNOWN))
+    assert watch.see([unsure], view, (None, None)) is None  # one card unsure: no hand, whatever the count
+    assert watch.see([three, other], view, (None, None)) is None  # which of two rows? neither
+    assert watch.see([row(card(CardKind.WALK, 30))], View((5, 0)), (None, None)) is None  # 1 of 5: too far off
+    exact = row(*(card(CardKind.WALK, v) for v in (31, 32, 33, 34)))
+    named = watch.see([three, exact], view, (None, None))  # the row of the counted size comes first
+    assert named is not None and named.cards == ("W31", "W32", "W33", "W34") and not named.recounted
+    assert watch.see([three], view, (None, None)).counted == 4

@@ -94,3 +94,20 @@ def test_no_row_on_an_empty_table():
 def test_bad_input_raises(bad):
     with pytest.raises(HandInputError, match="expected a BGR uint8 image"):
         read_hands(bad)
+
+
+def test_a_shorter_line_beside_a_card_edge_is_not_its_outline():
+    """A covered gladiola's stem a few mm left of the next card's edge: the edge starts at the
+    card's outline (the long line), not at the stem."""
+    from vision.hand import HandConfig, _edges
+
+    config = HandConfig()
+    profile = np.zeros(300, np.float32)
+    slant = np.zeros(300, np.float32)
+    profile[[40, 44]] = (0.84, 0.78)  # a card's outline and its printed border line
+    profile[158] = 0.6                # a stem, 3 mm before the next card's edge
+    profile[[170, 176]] = (0.83, 0.74)
+    profile[280] = 0.8
+    edges = _edges(profile, slant, config)
+    assert [(e.lo, e.hi) for e in edges] == [(40.0, 44.0), (170.0, 176.0), (280.0, 280.0)]
+    assert [e.x for e in edges] == [40.0, 170.0, 280.0]
