@@ -44,7 +44,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from companion.errors import CompanionError
@@ -85,8 +85,10 @@ ROW_MOVE_REACH = 3.0
 """An accepted Valais*Wallis card gone from the row is found again this many card sizes away."""
 GLADIOLA_NEAR = 1.5
 """A gladiola within this many card sizes of one laid before is laid beside the pile too."""
-GLADIOLA_SHIFT = 0.2
-"""A counted gladiola's track settling this many card sizes away: another gladiola laid over it."""
+GLADIOLA_SHIFT = 0.1
+"""A counted gladiola's track settling this many card sizes further from the pile: another
+gladiola laid over it (the outline of two overlapping cards is often one, its middle half a fan
+step further on); an outline flickering back towards the pile is no new card."""
 GLADIOLA_AGAIN = 0.2
 """A gladiola settling on a track of its own within this many card sizes of where a counted one
 lay is that one showing again from under the gladiola laid over it (its track followed the
@@ -194,6 +196,7 @@ class GladiolaMoves(_EventMoves):
         self._judged: tuple[str, str] | None = None  # the last walk reported, and the top it was laid on
         self._gladiolas: dict[int, Quad] = {}  # tracks of gladiolas counted as laid: where they lay
         self._gladiola_places: list[Quad] = []  # everywhere a gladiola counted as laid lay
+        self._gladiola_calm: float | None = None  # the calm spell the last gladiola counted settled in
 
     @property
     def zones(self) -> Zones:
@@ -264,8 +267,8 @@ class GladiolaMoves(_EventMoves):
         if not self._zones.zones:
             return Outcome()
         if reading.kind in (CardKind.WALK, CardKind.FINISH) and self._zones.holds(ZoneKind.WALK_PILE, card.quad):
-            if event.previous == reading:
-                return Outcome()
+            if event.previous is not None and replace(event.previous, blisters=None) == replace(reading, blisters=None):
+                return Outcome()  # the same card, its blister count read anew (a FINISH's, say)
             card_id = self._card_for(reading)
             if card_id is None or card_id in self._on_table:
                 if self._card_for(reading, allow_on_table=True) is not None:
@@ -290,7 +293,7 @@ class GladiolaMoves(_EventMoves):
                 self._awaiting_start = True
                 self._day += 1
             return Outcome(conclusions + (Conclusion(gladiola.Walk(card_id), event.evidence),), notes)
-        if reading.kind is CardKind.GLADIOLA and self._new_gladiola(card):
+        if reading.kind is CardKind.GLADIOLA and self._new_gladiola(card, event.calm_since):
             card_id = self._card_for(reading)
             if card_id is None:
                 return Outcome(notes=("a gladiola appeared beside the pile, but all gladiolas are already laid",))
@@ -319,25 +322,34 @@ class GladiolaMoves(_EventMoves):
             self._top = seen
         return tuple(out)
 
-    def _new_gladiola(self, card: SettledCard) -> bool:
+    def _new_gladiola(self, card: SettledCard, calm_since: float | None) -> bool:
         """Whether a gladiola settling at ``card`` is one more laid: beside the pile, or next to
         the gladiolas laid before (players lay them in a fanned row that grows away from the
-        pile), on a track of its own or on a counted gladiola's track half a card away from where
-        that one lay (laid over it, shifted; a gladiola on the table does not wander)."""
+        pile), on a track of its own or on a counted gladiola's track a little away from where
+        that one lay (laid over it, shifted; a gladiola on the table does not wander). One hand
+        lays one gladiola: no more is counted in the calm spell (``calm_since``) one was in."""
         before = self._gladiolas.get(card.track_id)
+        again = calm_since is not None and calm_since == self._gladiola_calm
         if before is not None:
             self._gladiolas[card.track_id] = card.quad
-            new = math.dist(before.centroid, card.quad.centroid) > GLADIOLA_SHIFT * card_size(before)
+            pile = self._zones.get(ZoneKind.WALK_PILE)
+            if pile is None:
+                shift = math.dist(before.centroid, card.quad.centroid)
+            else:  # a fan grows away from the pile; an outline coming back is the same cards
+                centre = (statistics.fmean(x for x, _ in pile.polygon), statistics.fmean(y for _, y in pile.polygon))
+                shift = math.dist(centre, card.quad.centroid) - math.dist(centre, before.centroid)
+            new = not again and shift > GLADIOLA_SHIFT * card_size(before)
         elif self._zones.holds(ZoneKind.WALK_PILE, card.quad) or any(
                 math.dist(q.centroid, card.quad.centroid) < GLADIOLA_AGAIN * card_size(q) for q in self._gladiola_places):
             return False
         else:
-            new = beside_pile(self._zones, card.quad) or any(
-                math.dist(q.centroid, card.quad.centroid) < GLADIOLA_NEAR * card_size(q) for q in self._gladiolas.values())
+            new = not again and (beside_pile(self._zones, card.quad) or any(
+                math.dist(q.centroid, card.quad.centroid) < GLADIOLA_NEAR * card_size(q) for q in self._gladiolas.values()))
             if new:
                 self._gladiolas[card.track_id] = card.quad
         if new:
             self._gladiola_places.append(card.quad)
+            self._gladiola_calm = calm_since
         return new
 
     def _missed_finish(self, card: SettledCard) -> str | None:

@@ -52,6 +52,8 @@ GLIMPSE_GAP = 0.3
 """A track's reading giving way to another counts as a glimpse (a card covered by the next one)
 only when the first was not seen for this many seconds before the second was, or when it won
 its vote or was seen on a calm table (a card misread while a hand puts it down is neither)."""
+TURN_VOTES = 2
+"""A track whose last this many votes agree on another card than its reading is not at rest."""
 
 
 @dataclass(frozen=True)
@@ -168,6 +170,8 @@ class CardSettled:
     ``glimpsed``: readings confirmed where this card settles, since it last settled, that never
     settled themselves: on its own track (oldest first), then on other tracks it covers; e.g. a
     walk card covered by the next one while hands stayed over the pile.
+    ``calm_since``: when the table last calmed down before the card settled; cards settling in
+    the same calm spell share it (what one visit of a hand left behind).
     """
 
     card: SettledCard
@@ -175,6 +179,7 @@ class CardSettled:
     moved: bool
     evidence: tuple[CardObservation, ...]
     glimpsed: tuple[Glimpse, ...] = ()
+    calm_since: float | None = None
 
 
 @dataclass(frozen=True)
@@ -231,6 +236,15 @@ def _same_card(reading: Reading | None, obs: CardObservation) -> bool:
     return obs.kind is reading.kind and obs.value == reading.value and obs.date == reading.date
 
 
+def _turning(track: _Track) -> bool:
+    """Whether the track's latest votes all name another card than its reading: the card there
+    is changing (one put where another lay) before the votes have turned its reading."""
+    if track.reading is None or len(track.votes) < TURN_VOTES:
+        return False
+    latest = {replace(r, blisters=None) for r, _, _ in list(track.votes)[-TURN_VOTES:]}
+    return len(latest) == 1 and latest != {replace(track.reading, blisters=None)}
+
+
 def _votes(obs: CardObservation, cfg: TrackConfig) -> bool:
     """Whether ``obs`` takes part in its track's vote (see :class:`TrackConfig`)."""
     if obs.visible:
@@ -269,7 +283,7 @@ class CardTracker:
         (moving, just put down, or changing what they show)."""
         now = self._last_time if self._last_time is not None else 0.0
         return tuple(t.quad for t in self._tracks.values()
-                     if t.last_seen >= now - seen_within and not self._as_settled(t, t.reading))
+                     if t.last_seen >= now - seen_within and (not self._as_settled(t, t.reading) or _turning(t)))
 
     def track_count(self) -> int:
         return len(self._tracks)
@@ -458,7 +472,7 @@ class CardTracker:
             evidence = self._agreeing(track, confirmed)
             glimpsed = tuple(g for g in track.glimpsed + self._covered(track) if g.reading != confirmed)
             track.glimpsed = []
-            events.append(CardSettled(card, old.reading if old else None, moved, evidence, glimpsed))
+            events.append(CardSettled(card, old.reading if old else None, moved, evidence, glimpsed, self._calm_since))
         for track in sorted(self._tracks.values(), key=lambda t: t.track_id):
             if track.seen_now:
                 continue

@@ -9,7 +9,7 @@ import pytest
 
 from companion.games import appia, gladiola, valais
 from companion.tracking import TrackConfig, TrackedMove, Tracker
-from tests.tracking.film import FPS, HEIGHT, Card, Film
+from tests.tracking.film import CARD_H, CARD_W, FPS, HEIGHT, Card, Film
 from vision.types import CardKind
 
 SETTLE_FRAMES = math.ceil(TrackConfig().settle_seconds * FPS - 1e-9)
@@ -93,6 +93,48 @@ def test_gladiola_a_fan_of_gladiolas_counts_each_card_laid_and_nothing_else():
     moves, _ = play(Tracker("gladiola"), film, gladiola.Observer.start(2, 0))
     assert [type(m.action) for _, m in moves] == [gladiola.LayGladiola] * 3
     assert len({m.action.card for _, m in moves}) == 3
+
+
+def test_gladiola_one_hand_lays_one_gladiola_however_the_fan_is_outlined():
+    # Overlapping gladiolas are often outlined as one card: the second laid shifts that outline
+    # by half a fan step only; after the third the fan is outlined anew as two cards, both
+    # settling in the same calm spell, both a little away from before: one gladiola each time.
+    size = math.sqrt(CARD_W * CARD_H)
+    x = PILE[0] + 130
+    first = Card(x, PILE[1], CardKind.GLADIOLA, None, 3)
+    merged = first.at(x + 0.15 * size, PILE[1])
+    left, right = first.at(x + 0.27 * size, PILE[1]), first.at(x + 0.9 * size, PILE[1])
+    film = Film(seed=29)
+    film.still([START], 20)
+    film.lay([START], first)
+    film.still([START, first], 25)
+    film.lay([START], merged, covers=[first])
+    film.still([START, merged], 25)
+    film.lay([START], right, covers=[merged])
+    film.still([START, left, right], 25)
+    moves, _ = play(Tracker("gladiola"), film, gladiola.Observer.start(2, 0))
+    assert [type(m.action) for _, m in moves] == [gladiola.LayGladiola] * 3
+
+
+def test_gladiola_a_fan_outline_coming_back_towards_the_pile_is_no_new_gladiola():
+    # Two gladiolas, the top one outlined alone; after the next player's walk the fan is
+    # outlined whole again: its middle lies nearer the pile, which no gladiola laid does.
+    deck = gladiola.load_deck()
+    size = math.sqrt(CARD_W * CARD_H)
+    x = PILE[0] + 130
+    first = Card(x, PILE[1], CardKind.GLADIOLA, None, 3)
+    top, whole = first.at(x + 0.3 * size, PILE[1]), first.at(x + 0.15 * size, PILE[1])
+    w5 = walk(5, deck.walk_card(5).blisters)
+    film = Film(seed=31)
+    film.still([START], 20)
+    film.lay([START], first)
+    film.still([START, first], 25)
+    film.lay([START], top, covers=[first])
+    film.still([START, top], 25)
+    film.lay([START, top], w5, covers=[START, top])
+    film.still([w5, whole], 25)
+    moves, _ = play(Tracker("gladiola"), film, gladiola.Observer.start(2, 0))
+    assert [type(m.action) for _, m in moves] == [gladiola.LayGladiola] * 2 + [gladiola.Walk]
 
 
 def test_gladiola_a_gladiola_showing_again_from_under_the_next_is_no_new_one():
@@ -238,6 +280,25 @@ def test_gladiola_finish_and_start_card_orientation_checks_the_day(turn, consist
     notes = [n.message for n in tracker.notices()]
     day_notes = [n for n in notes if "turned for day" in n]
     assert (day_notes == []) is consistent, notes
+
+
+def test_gladiola_a_finish_whose_blisters_go_unread_after_it_settled_is_laid_once():
+    # A FINISH read with its blister count while it settles, then for a long while without
+    # it (a glare): the same card with its count read anew, not a second FINISH.
+    finish = Card(*PILE, CardKind.FINISH, 50, 2)
+    film = Film(seed=6)
+    film.still([START], 20)
+    top = lay_walks(film, START, (10, 20, 30, 40), rest=20)
+    film.lay([top], finish, covers=[top])
+    film.still([finish], 15)
+    for _ in range(30):
+        film.frame([finish.obs(blisters=None)])
+    observer = gladiola.Observer.start(3, 0)
+    moves, verdicts = play(Tracker("gladiola"), film, observer)
+    walks = [m.action.card for _, m in moves]
+    assert walks[:4] == ["W10", "W20", "W30", "W40"]
+    assert len(walks) == 5 and gladiola.load_deck().get(walks[4]).blisters == 2
+    assert all(v.legal for v in verdicts)
 
 
 @pytest.mark.parametrize("turn", [90.0, 0.0])

@@ -225,3 +225,20 @@ def test_a_card_put_back_where_another_lay_is_a_change_not_a_flicker():
     events = settled(run(CardTracker(), film))
     assert [e.card.reading.value for _, e in events] == [17, 30]
     assert events[1][0] == rest + SETTLE_FRAMES
+
+
+def test_a_card_changing_what_it_shows_is_restless_until_its_new_reading_settles():
+    # One card taken away and another put exactly where it lay, the hand gone at once: the
+    # track keeps the old reading until the votes turn, but it is not at rest meanwhile.
+    tracker = CardTracker()
+    film = Film(seed=5)
+    film.still([W17], 30)
+    film.still([W30.at(W17.x, W17.y)], 30)
+    restless = []
+    for i, result in enumerate(film.results()):
+        tracker.update(i / FPS, result)
+        restless.append(bool(tracker.restless(seen_within=1.0)))
+    assert not any(restless[SETTLE_FRAMES + 1:30])
+    assert restless[31]  # the old reading, while two votes already name another card
+    assert restless.index(False, 31) > 31 + CFG.min_votes - 1
+    assert not any(restless[31 + CFG.min_votes + SETTLE_FRAMES + 2:])
