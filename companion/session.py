@@ -399,10 +399,20 @@ class Session:
         """A move entered by hand (score pad, Pause button)."""
         return self.submit(MoveItem(None, time.time(), action), origin)
 
-    def pause(self) -> MoveRecord:
-        """Via Gladiola: the current player pauses (draws one card instead of walking)."""
+    def pause(self, player: int | None = None) -> MoveRecord:
+        """Via Gladiola: a player pauses (draws one card instead of walking). ``player``: the
+        seat whose own Pause button was pressed; when the count has another player to play (a
+        move the camera missed or gave to the wrong player), the turn passes to them first.
+        None: whoever is to play."""
         if self.game != "gladiola":
             raise CompanionError(f"Pause is a Via Gladiola move, this game is {self.module.TITLE}")
+        if player is not None:
+            if isinstance(player, bool) or not isinstance(player, int) or not 0 <= player < len(self.players):
+                raise CompanionError(f"pause: expected a seat 0..{len(self.players) - 1}, got {player!r}")
+            with self._lock:
+                to_play = self._observer.current_player
+            if to_play is not None and to_play != player:
+                self.enter(self.module.TurnTo(player))
         return self.enter(self.module.Pause())
 
     def correct(self, action: Any) -> MoveRecord:

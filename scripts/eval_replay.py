@@ -222,12 +222,17 @@ def compare(found: dict, truth: dict, frames: dict | None = None) -> ReplayScore
     )
 
 
-def pause_frames(truth: dict, frames: dict) -> tuple[int, ...]:
-    """The frames at which the truth's pauses happened (their turn's first frame in the video
-    truth): what ``companion replay --pause-at`` takes to press Pause as a player would."""
+def pause_presses(truth: dict, frames: dict) -> tuple[tuple[int, int], ...]:
+    """(frame, seat) of each of the truth's pauses: the first frame of its turn in the video
+    truth and the player who paused, as the pauser pressing their own Pause button."""
     first = {e["turn"]: e.get("first_frame") for e in frames["events"]}
-    turns = [e["turn"] for e in truth["events"] if e["action"].get("type") == "pause"]
-    return tuple(int(first[t]) for t in turns if first.get(t) is not None)
+    return tuple((int(first[e["turn"]]), int(e["player"])) for e in truth["events"]
+                 if e["action"].get("type") == "pause" and first.get(e["turn"]) is not None)
+
+
+def pause_frames(truth: dict, frames: dict) -> tuple[int, ...]:
+    """The frames at which the truth's pauses happened (see :func:`pause_presses`)."""
+    return tuple(frame for frame, _ in pause_presses(truth, frames))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -237,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--frames", help="the video's per-frame truth (e.g. samples/videos/valais.truth.json.gz)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--print-pauses", action="store_true",
-                        help="only print the truth's pause frames (needs --frames), for replay --pause-at")
+                        help="only print the truth's pauses as FRAME:SEAT (needs --frames), for replay --pause-at")
     args = parser.parse_args(argv)
     try:
         truth = json.loads(Path(args.truth).read_text())
@@ -245,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.print_pauses:
             if frames is None:
                 raise ValueError("--print-pauses needs --frames")
-            print(",".join(str(f) for f in pause_frames(truth, frames)))
+            print(",".join(f"{frame}:{seat}" for frame, seat in pause_presses(truth, frames)))
             return 0
         found = json.loads(Path(args.replay).read_text())
         score = compare(found, truth, frames)

@@ -135,3 +135,5 @@ def test_pause_frames_are_the_first_frames_of_the_pause_turns(tool, truth):
     frames["events"][0]["first_frame"] = None  # a turn the video does not show
     expected = tuple(10 * t for t in pauses if t != truth["events"][0]["turn"])
     assert tool.pause_frames(truth, frames) == expected
+    seats = {e["turn"]: e["player"] for e in truth["events"]}
+    assert tool.pause_presses(truth, frames) == tuple((f, seats[f // 10]) for f in expected)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.commands.replay import _frame_list, judge, replay
+from companion.commands.replay import PausePress, _frame_list, judge, replay
 from companion.errors import CompanionError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -22,21 +22,33 @@ def stills(tmp_path: Path) -> Path:
 
 
 def test_pauses_pressed_at_frames_are_judged_in_turn(stills: Path) -> None:
-    log = replay(str(stills), "gladiola", ("Ann", "Ben", "Cy"), first_player=1, pause_at=(2, 0))
+    log = replay(str(stills), "gladiola", ("Ann", "Ben", "Cy"), first_player=1,
+                 pause_at=(PausePress(2), PausePress(0)))
     pauses = [e for e in log["events"] if e["action"] == {"type": "pause"}]
     assert [(e["player"], e["frame"]) for e in pauses] == [(1, 0), (2, 2)]
     assert all(e["verdict"]["legal"] and e["verdict"]["draws"] == 1 for e in pauses)
     assert log["frames"] == 3
 
 
+def test_a_player_pressing_their_own_pause_button_out_of_the_count_gets_the_turn(stills: Path) -> None:
+    # Seat 1 is to play by the count, but seat 0 presses their button, then seat 1 presses theirs.
+    log = replay(str(stills), "gladiola", ("Ann", "Ben", "Cy"), first_player=1,
+                 pause_at=(PausePress(0, 0), PausePress(1, 1), PausePress(2)))
+    actions = [(e["player"], e["action"]["type"]) for e in log["events"]]
+    assert actions == [(1, "turn-to"), (0, "pause"), (1, "pause"), (2, "pause")]
+    assert all(e["verdict"]["legal"] for e in log["events"])
+
+
 def test_pause_frames_are_checked(stills: Path) -> None:
-    assert _frame_list("28,31, 400") == (28, 31, 400)
+    assert _frame_list("28,31:2, 400") == (PausePress(28), PausePress(31, 2), PausePress(400))
     assert _frame_list(None) == ()
-    for bad in ("28;31", "-3", "x"):
+    for bad in ("28;31", "-3", "x", "4:x", "4:-1"):
         with pytest.raises(CompanionError, match="--pause-at"):
             _frame_list(bad)
     with pytest.raises(CompanionError, match="Via Gladiola"):
-        replay(str(stills), "valais", ("Ann", "Ben"), pause_at=(1,))
+        replay(str(stills), "valais", ("Ann", "Ben"), pause_at=(PausePress(1),))
+    with pytest.raises(CompanionError, match="seats 0..2"):
+        replay(str(stills), "gladiola", ("Ann", "Ben", "Cy"), pause_at=(PausePress(1, 3),))
 
 
 def test_a_joker_placed_right_is_followed_by_its_steps_in_the_hand() -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import dataclass
 from typing import Any
 
 from companion.errors import CompanionError
@@ -22,6 +23,16 @@ from companion.setup_profile import PROFILE_HELP
 REPLAYABLE = ("gladiola", "valais")
 PAUSE_HOLD = 1.5
 """Seconds a pause given with ``--pause-at`` waits at most for a card still coming to rest."""
+
+
+@dataclass(frozen=True)
+class PausePress:
+    """The Pause button pressed at video frame ``frame`` by the player in seat ``player`` (each
+    player has a button of their own; None: the button of whoever the count says is to play).
+    A press by another player than the count's passes the turn to them first."""
+
+    frame: int
+    player: int | None = None
 
 
 def _first_valais_card(module: Any, layout: Any) -> Any:
@@ -53,12 +64,12 @@ def judge(observer: Any, action: Any, frame_index: int | None, events: list[dict
 
 
 def replay(source_spec: str, game: str, names: tuple[str, ...], first_player: int = 0,
-           progress: bool = False, profile: str | None = None, pause_at: tuple[int, ...] = ()) -> dict[str, Any]:
+           progress: bool = False, profile: str | None = None, pause_at: tuple[PausePress, ...] = ()) -> dict[str, Any]:
     """Run a recorded game through vision and tracking; return the simulate-shaped log.
 
-    ``pause_at``: Via Gladiola frame indices at which the Pause button is pressed (a pause
-    happens in a player's hand, so at a real table a player presses it; this replays that, once
-    the card played before has been judged)."""
+    ``pause_at``: Via Gladiola presses of the Pause button (a pause happens in a player's hand,
+    so at a real table a player presses it; this replays that, once the card played before has
+    been judged)."""
     from companion.setup_profile import load_setup
     from companion.sources import SourceKind, SourceState, classify, open_source
     from companion.vision_moves import VisionMoves
@@ -73,7 +84,10 @@ def replay(source_spec: str, game: str, names: tuple[str, ...], first_player: in
         raise CompanionError(f"--first-player: expected 0..{len(names) - 1}, got {first_player}")
     if pause_at and game != "gladiola":
         raise CompanionError(f"--pause-at: pauses are a Via Gladiola move, this game is {module.TITLE}")
-    pauses = sorted(pause_at)
+    wrong = [p.player for p in pause_at if p.player is not None and not 0 <= p.player < len(names)]
+    if wrong:
+        raise CompanionError(f"--pause-at: expected seats 0..{len(names) - 1}, got {wrong[0]}")
+    pauses = sorted(pause_at, key=lambda p: p.frame)
     due: float | None = None  # when the first pause waiting to be pressed fell due
     kind, _ = classify(source_spec)
     if kind not in (SourceKind.FILE, SourceKind.FOLDER):
@@ -98,8 +112,9 @@ def replay(source_spec: str, game: str, names: tuple[str, ...], first_player: in
             frame = source.read()
             if frame is None:
                 if source.status.state is SourceState.ENDED:
-                    while pauses and pauses[0] < frames and observer is not None:  # pressed before the end
-                        judge(observer, module.Pause(), pauses.pop(0), events)
+                    while pauses and pauses[0].frame < frames and observer is not None:  # pressed before the end
+                        press = pauses.pop(0)
+                        _press(observer, module, press, press.frame, events)
                     break
                 continue
             frames += 1
@@ -126,13 +141,12 @@ def replay(source_spec: str, game: str, names: tuple[str, ...], first_player: in
                 reveals.append(dict(hand.to_json(), frame=frame.index))
             # a player presses Pause once the card played before has been judged: a pause is
             # held while a card is still coming to rest (at most PAUSE_HOLD seconds)
-            if pauses and pauses[0] <= frame.index and observer is not None:
+            if pauses and pauses[0].frame <= frame.index and observer is not None:
                 due = frame.timestamp if due is None else due
                 settling = bool(vision.tracker.cards.restless(vision.tracker.config.settle_seconds))
                 if not settling or frame.timestamp - due >= PAUSE_HOLD:
-                    while pauses and pauses[0] <= frame.index:
-                        pauses.pop(0)
-                        judge(observer, module.Pause(), frame.index, events)
+                    while pauses and pauses[0].frame <= frame.index:
+                        _press(observer, module, pauses.pop(0), frame.index, events)
                     due = None
     finally:
         source.close()
@@ -157,6 +171,15 @@ def replay(source_spec: str, game: str, names: tuple[str, ...], first_player: in
         "notices": [n.message for n in vision.tracker.notices()] + refused,
         **({"reveals": reveals} if game == "gladiola" else {}),
     }
+
+
+def _press(observer: Any, module: Any, press: PausePress, frame_index: int, events: list[dict[str, Any]]) -> None:
+    """Judge a press of the Pause button; a press by another player than the one the count
+    says is to play passes the turn to the presser first."""
+    to_play = observer.public_view().current_player
+    if press.player is not None and to_play is not None and press.player != to_play:
+        judge(observer, module.TurnTo(press.player), frame_index, events)
+    judge(observer, module.Pause(), frame_index, events)
 
 
 def _reveal_empty_hands(observer: Any) -> None:
@@ -187,17 +210,22 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _frame_list(text: str | None) -> tuple[int, ...]:
-    """``"28,31,400"`` -> (28, 31, 400); CompanionError for anything else."""
+def _frame_list(text: str | None) -> tuple[PausePress, ...]:
+    """``"28,31:2,400"`` -> presses at frames 28 and 400 (the count's player) and at frame 31 by
+    seat 2; CompanionError for anything else."""
     if not text:
         return ()
-    try:
-        frames = tuple(int(part) for part in text.split(","))
-    except ValueError:
-        raise CompanionError(f"--pause-at: expected comma-separated frame numbers, got {text!r}") from None
-    if any(f < 0 for f in frames):
-        raise CompanionError(f"--pause-at: expected frame numbers of 0 or more, got {text!r}")
-    return frames
+    presses = []
+    for part in text.split(","):
+        frame, _, seat = part.strip().partition(":")
+        try:
+            press = PausePress(int(frame), int(seat) if seat else None)
+        except ValueError:
+            raise CompanionError(f"--pause-at: expected comma-separated FRAME or FRAME:SEAT, got {text!r}") from None
+        if press.frame < 0 or (press.player is not None and press.player < 0):
+            raise CompanionError(f"--pause-at: expected frame and seat numbers of 0 or more, got {text!r}")
+        presses.append(press)
+    return tuple(presses)
 
 
 def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -208,6 +236,7 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
     p.add_argument("--first-player", type=int, default=0, help="seat index of the start player")
     p.add_argument("--profile", help=PROFILE_HELP)
     p.add_argument("--pause-at", metavar="FRAMES",
-                   help="Via Gladiola: comma-separated frame numbers at which the Pause button is pressed")
+                   help="Via Gladiola: comma-separated frame numbers at which the Pause button is pressed, "
+                        "each as FRAME or FRAME:SEAT (the seat index of the player pressing their button)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run)

@@ -61,9 +61,13 @@ def _guard(handler: Callable[[], Response]) -> Callable[[], Response | tuple[Res
 @bp.post("/pause")
 @_guard
 def pause() -> Response:
-    """Via Gladiola: the current player pauses."""
+    """Via Gladiola: a player pauses; an optional JSON body ``{"player": seat}`` names the seat
+    whose own button was pressed (else whoever is to play)."""
     session = _session()
-    return _answer(session.pause(), session)
+    data = request.get_json(silent=True) if request.data else {}
+    if not isinstance(data, dict):
+        raise BadInput("expected no body or a JSON object such as {\"player\": 0}, got something else")
+    return _answer(session.pause(data.get("player")), session)
 
 
 @bp.post("/undo")

@@ -137,6 +137,25 @@ def test_pause_posts_a_move(post, app):
     assert app.config["SESSION"].moves()[-1].origin.value == "dashboard"
 
 
+def test_a_player_pressing_their_own_pause_button_gets_the_turn(post, app):
+    session = app.config["SESSION"]
+    to_play = session.view().facts.current_player
+    seat = (to_play + 1) % len(session.players)
+    r = post("/api/pause", {"player": seat})
+    assert r.status_code == 200
+    moves = session.moves()
+    assert [m.action.to_json()["type"] for m in moves] == ["turn-to", "pause"]
+    assert moves[-1].player == seat and moves[-1].verdict.legal
+    r = post("/api/pause", {"player": (seat + 1) % len(session.players)})  # the one to play now
+    assert r.status_code == 200 and [m.action.to_json()["type"] for m in session.moves()][2:] == ["pause"]
+
+
+@pytest.mark.parametrize("body, message", [({"player": 7}, "expected a seat 0..2"), ({"player": "x"}, "expected a seat")])
+def test_pause_for_a_seat_that_is_not_there_is_refused(post, body, message):
+    r = post("/api/pause", body)
+    assert r.status_code == 400 and message in r.get_json()["error"]
+
+
 def test_undo_and_its_400(post):
     r = post("/api/undo")
     assert r.status_code == 400 and "nothing to undo" in r.get_json()["error"]
@@ -148,7 +167,7 @@ def test_undo_and_its_400(post):
 @pytest.mark.parametrize("body, message", [
     (None, "expected a JSON object body"),
     ({"act": {}}, "expected an 'action' field"),
-    ({"action": {"type": "fly"}}, "expected walk, pause, gladiola, table-walk or turn-to"),
+    ({"action": {"type": "fly"}}, "expected walk, pause, gladiola, table-walk, turn-to or recount"),
     ({"action": "pause"}, "expected an action object"),
 ])
 def test_correct_validates_input(post, body, message):

@@ -109,6 +109,7 @@
     $("phase").textContent = s.phase;
     const pause = $("pause");
     if (pause) { pause.disabled = !s.can_pause; }
+    document.querySelectorAll(".seat-pause").forEach((button) => { button.disabled = !s.can_pause; });
     $("undo").disabled = s.turn === 0;
     if (lastChanged) { $("correct-action").value = s.last ? JSON.stringify(s.last.action) : ""; }
   }
@@ -117,6 +118,11 @@
   function undo() { if (state && state.turn > 0) { post("/api/undo"); } }
 
   if ($("pause")) { $("pause").addEventListener("click", pause); }
+  document.querySelectorAll(".seat-pause").forEach((button) => {
+    button.addEventListener("click", () => {
+      if (state && state.can_pause) { post("/api/pause", { player: Number(button.dataset.seat) }); }
+    });
+  });
   $("undo").addEventListener("click", undo);
   $("correct").addEventListener("click", () => {
     let action;
