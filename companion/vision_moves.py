@@ -9,8 +9,8 @@ Via Gladiola's players: where an arm crosses the image border tells whose move i
 arm clearly from another player's place than the count says, a :class:`gladiola.TurnTo` goes
 before the move (the camera missed a move in between).
 
-Via Gladiola's end: once the observed game is over, calm frames (no arm over the table, no card
-settling) are searched for a shown hand laid in a row (:mod:`vision.hand`); when a few readings
+Via Gladiola's end: once the observed game is over, calm frames (no arm over the table) are
+searched for a shown hand laid in a row (:mod:`vision.hand`); when a few readings
 agree on its cards (:class:`companion.tracking.reveal.HandWatch`) the hand is queued for
 :meth:`VisionMoves.take_reveals`, as the next player's in seat order. When the row holds another
 number of cards than counted, a :class:`gladiola.Recount` is returned as a move of that frame
@@ -194,12 +194,10 @@ class VisionMoves:
             return None
         from vision.hand import read_hands
 
-        # a row with a card still settling in it is not read yet; cards restless elsewhere (a
-        # pile's outline flickering between two of its cards) do not hold the row back
-        settling = [q.centroid for q in self.tracker.cards.restless(self.tracker.config.settle_seconds)]
-        rows = [h for h in read_hands(image)
-                if not any(cv2.pointPolygonTest(h.quad.as_array().astype(np.float32), (float(x), float(y)), False) >= 0
-                           for x, y in settling)]
+        # only an arm over the table holds the reading back: the overlapping cards of a shown
+        # row are outlined anew every few frames (their tracks stay restless however still the
+        # row lies), and the readings that must agree keep a row still being laid from counting
+        rows = read_hands(image)
 
         revealed = self.revealed() if self.revealed is not None else None
         if revealed is None:
