@@ -76,5 +76,17 @@ def test_browser_sees_a_verdict_and_presses_pause(dashboard, tmp_path):
             time.sleep(0.2)
         assert paused, "pressing Pause logs a pause from the dashboard"
         assert paused[0]["verdict"]["legal"]
+        # Cy presses the Pause button beside their own name: the pause is theirs
+        expect(page.locator(".seat-pause")).to_have_count(3)
+        page.locator('.seat-pause[data-seat="2"]').click()
+        deadline = time.monotonic() + 20
+        mine = []
+        while time.monotonic() < deadline and not mine:
+            with urllib.request.urlopen(dashboard.split("?")[0] + "state.json", timeout=5) as r:
+                state = json.load(r)
+            mine = [m for m in state["history"] if m["origin"] == "dashboard" and m["action"]["type"] == "pause"
+                    and m["player"] == 2 and m["seq"] > paused[0]["seq"]]
+            time.sleep(0.2)
+        assert mine and mine[0]["verdict"]["legal"], "a player's own Pause button logs their pause"
         assert errors == []
         browser.close()
