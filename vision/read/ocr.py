@@ -2,7 +2,8 @@
 
 Each Tesseract call starts a process (about 100 ms), so all crops of a frame are binarised,
 scaled to about 30 px text height, given a white border and stacked into one tall image; the
-words Tesseract returns are assigned back to crops by their vertical position.
+words Tesseract returns are assigned back to crops by their vertical position. Every crop is
+stacked a second time at 24 px text height, and only texts read alike at both scales stand.
 """
 
 from __future__ import annotations
@@ -13,7 +14,11 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.read.reader import glyphs_contradict
+
 TEXT_HEIGHT = 30
+CHECK_HEIGHT = 24
+"""Text height (px) of the second reading each crop gets in the same Tesseract call."""
 BORDER = 20
 
 
@@ -25,31 +30,26 @@ class OcrText:
     confidence: float
 
 
-def _prepare(crop: np.ndarray) -> np.ndarray:
-    """Gray, Otsu-binarised (dark text on white), scaled to ~TEXT_HEIGHT px text, white border."""
+def _prepare(crop: np.ndarray, text_height: int = TEXT_HEIGHT) -> tuple[np.ndarray, float]:
+    """Gray, Otsu-binarised (dark text on white), scaled to about ``text_height`` px text, white
+    border; and the scale factor applied."""
     gray = crop if crop.ndim == 2 else cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
     _, bw = cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     ys = np.nonzero((bw == 0).any(axis=1))[0]
     text_h = max(1, int(ys.max() - ys.min() + 1)) if len(ys) else bw.shape[0]
-    scale = TEXT_HEIGHT / text_h
+    scale = text_height / text_h
     bw = cv2.resize(bw, (max(1, round(bw.shape[1] * scale)), max(1, round(bw.shape[0] * scale))),
                     interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
-    return cv2.copyMakeBorder(bw, BORDER, BORDER, BORDER, BORDER, cv2.BORDER_CONSTANT, value=255)
+    return cv2.copyMakeBorder(bw, BORDER, BORDER, BORDER, BORDER, cv2.BORDER_CONSTANT, value=255), scale
 
 
-def read_digits(crops: Sequence[np.ndarray]) -> list[OcrText]:
-    """Digit strings of several one-line crops, read in a single Tesseract call.
-
-    Returns one :class:`OcrText` per crop (empty text and zero confidence when unread, and for
-    every crop when Tesseract is not available).
-    """
-    if not crops:
-        return []
+def _run_tesseract(tiles: list[np.ndarray]) -> list[list[tuple[int, str, float, int]]] | None:
+    """Tesseract's words (left, text, confidence, right; tile pixels) on each of several tiles,
+    read as one stacked sheet; None when Tesseract is not available."""
     try:
         import pytesseract
     except ImportError:
-        return [OcrText("", 0.0) for _ in crops]
-    tiles = [_prepare(c) for c in crops]
+        return None
     width = max(t.shape[1] for t in tiles)
     spans, rows, y = [], [], 0
     for t in tiles:
@@ -58,25 +58,53 @@ def read_digits(crops: Sequence[np.ndarray]) -> list[OcrText]:
         rows.append(pad)
         spans.append((y, y + t.shape[0]))
         y += t.shape[0]
-    sheet = np.vstack(rows)
     try:
-        data = pytesseract.image_to_data(sheet, config="--psm 6 -c tessedit_char_whitelist=0123456789.",
+        data = pytesseract.image_to_data(np.vstack(rows),
+                                         config="--psm 6 -c tessedit_char_whitelist=0123456789.",
                                          output_type=pytesseract.Output.DICT)
     except (pytesseract.TesseractNotFoundError, pytesseract.TesseractError, OSError):
-        return [OcrText("", 0.0) for _ in crops]
-    words: list[list[tuple[int, str, float]]] = [[] for _ in crops]
-    for text, left, top, height, conf in zip(data["text"], data["left"], data["top"], data["height"], data["conf"]):
+        return None
+    words: list[list[tuple[int, str, float, int]]] = [[] for _ in tiles]
+    for text, left, top, box_w, height, conf in zip(data["text"], data["left"], data["top"], data["width"],
+                                                    data["height"], data["conf"]):
         text = str(text).strip()
         if not text:
             continue
         cy = top + height / 2
         for k, (y0, y1) in enumerate(spans):
             if y0 <= cy < y1:
-                words[k].append((int(left), text, max(0.0, float(conf)) / 100.0))
+                words[k].append((int(left), text, max(0.0, float(conf)) / 100.0, int(left) + int(box_w)))
                 break
-    out = []
     for ws in words:
         ws.sort()
-        text = "".join(w for _, w, _ in ws)
-        out.append(OcrText(text, min((c for _, _, c in ws), default=0.0)))
+    return words
+
+
+def read_digits(crops: Sequence[np.ndarray]) -> list[OcrText]:
+    """Digit strings of several one-line crops, read in a single Tesseract call.
+
+    Returns one :class:`OcrText` per crop (empty text and zero confidence when unread, and for
+    every crop when Tesseract is not available). Each crop is read twice in the same call, at
+    two text heights; a text stands only when the second reading gives the same digits (a guess
+    from a blurred or cut digit changes with the scale, a clear print does not) and the in-process
+    glyph templates do not surely read another digit in its place; otherwise its confidence is 0.
+    """
+    if not crops:
+        return []
+    prepared = [_prepare(c) for c in crops]
+    checks = [_prepare(c, CHECK_HEIGHT)[0] for c in crops]
+    words = _run_tesseract([t for t, _ in prepared] + checks)
+    if words is None:
+        return [OcrText("", 0.0) for _ in crops]
+    out = []
+    for ws, again, crop, (_, scale) in zip(words[: len(crops)], words[len(crops):], crops, prepared):
+        text = "".join(w for _, w, _, _ in ws)
+        conf = min((c for _, _, c, _ in ws), default=0.0)
+        if ws and "".join(w for _, w, _, _ in again) != text:
+            conf = 0.0
+        elif ws:
+            x0, x1 = ((min(w[0] for w in ws) - BORDER) / scale, (max(w[3] for w in ws) - BORDER) / scale)
+            if glyphs_contradict(crop, text, x0, x1):
+                conf = 0.0
+        out.append(OcrText(text, conf))
     return out

@@ -24,13 +24,15 @@ card's top or bottom. Everything works on structure that survives a change of pr
    kind and which end is up are known), looked for a few millimetres around its printed place:
    columns that differ from the paper just above and below the row give the row's length and
    its pieces (halves split by a plaster's pale pad joined); evenly spaced plaster-long pieces
-   give the count whatever the crop's scale, else the length does at the printed pitch. A
+   give the count whatever the crop's scale, else the length does at the printed pitch (unless
+   the waists of merged pieces count fewer: motion smears a row out along its length). A
    count is sure only when the row is centred on the card (the paper beside it shows where its
    edges are) and its marks are light. A clean band is a zero only on a sharp, unglared card
    whose lower corner index is seen and that shows no plaster colour elsewhere.
 5. Cards without digits are told apart by colour and layout: a gladiola (large red blossoms on
-   the centre line), an event picture (the upper or lower two thirds off the paper colour), a
-   bare stone tile (grey, no print). Anything that fits nothing well is ``unknown``.
+   the centre line, in the upper half of the card), an event picture (the upper or lower two
+   thirds off the paper colour), a bare stone tile (grey, no print). Anything that fits nothing
+   well is ``unknown``.
 
 Which end is up comes from the layout: for walk cards the interval rows sit above the middle,
 their solid marks end on the right and the blister row lies below; for dates and income cards
@@ -59,6 +61,9 @@ LONE_CX = (0.17, 0.33)
 """Where (fraction of the card's width) the centre of a one-digit corner index may lie: the digit
 is centred in its box; a glyph left or right of that is one digit of a two-digit number (on the
 tuning sets lone digits read right lay at 0.19-0.32, lost-digit readings below 0.17 or above 0.33)."""
+CUT_SLACK = 3
+"""A glyph starting within this many pixels of the ink margin runs into the crop's side (a quad
+edge a few pixels inside the card leaves the cut stroke there, not on the margin itself)."""
 LONE_BESIDE_H, LONE_BESIDE_INK = 0.6, 0.2
 """A one-digit index is doubtful when more than ``LONE_BESIDE_INK`` of the strip ``LONE_BESIDE_H`` x its
 height wide on either side of it is ink (a one-digit value has paper there)."""
@@ -428,7 +433,7 @@ def _end(a: _Analysis, turned: bool, deck: Deck, kinds: frozenset[CardKind]) -> 
                              | ({deck.finish_value} if CardKind.FINISH in kinds else set()))
             # a narrow first glyph running into the crop's side may be what is left of a cut digit
             # (the stroke of a 4 reads as a 1)
-            cut = x0 <= INK_MARGIN + 1 and line[0].w < 0.6 * line[0].h
+            cut = x0 <= INK_MARGIN + CUT_SLACK and line[0].w < 0.6 * line[0].h
             vote = None if cut or crowded(line) else read(line, allowed)
             doubt = lone_doubtful(line) if vote and len(line) == 1 else ""
             if doubt == "beside":
@@ -599,6 +604,16 @@ def _join_halves(runs: list[list[int]], unit: float) -> list[list[int]]:
     return out
 
 
+MERGED_DOUBT = 0.4
+"""Confidence cap of a count from a merged row's length that its waists do not confirm."""
+
+
+def _waist_pieces(profile: np.ndarray, runs: list[list[int]], unit: float) -> int:
+    """How many plasters the occupied runs hold when each run is split at the waists of its
+    column profile (where blur joined two plasters, fewer columns are marked)."""
+    return sum(len(_split_at_dips(profile, (r[0], r[1]), unit)) for r in runs)
+
+
 def count_blisters_in_row(a: _Analysis, kind: CardKind, flipped: bool) -> tuple[int, float]:
     """Count plasters in the band where ``kind`` prints its blister row; returns (count, confidence).
 
@@ -672,7 +687,8 @@ def count_blisters_in_row(a: _Analysis, kind: CardKind, flipped: bool) -> tuple[
         # (pale plasters vanish into bright paper first)
         glare = float(np.median(lab[..., 0])) / 2.55  # L* in 0..100
         zero_conf = float(np.clip((a.sharp - 0.6) / 0.3, 0, 1)) * float(np.clip((97.5 - glare) / 2.0, 0, 1))
-        return 0, zero_conf * (1.0 if width == 0 else 0.5)
+        # (marks too short for a plaster keep a zero below ACCEPT: what they are is not known)
+        return 0, zero_conf * (1.0 if width == 0 else 0.45)
     left, right = runs_lr[0][0], runs_lr[-1][1]
     left_touch, right_touch = left == 0, right == size
     if left_touch and right_touch:
@@ -719,6 +735,10 @@ def count_blisters_in_row(a: _Analysis, kind: CardKind, flipped: bool) -> tuple[
     elif runs == count and frac < 0.3 and centred and not (left_touch or right_touch):
         # the pieces are separate and as many as the length says: two cues agree
         conf = max(conf, 0.8)
+    elif runs < count and runs < _waist_pieces(marks.mean(axis=0), runs_lr, unit) < count:
+        # pieces merged, and the waists where they touch count fewer plasters than the length:
+        # motion blur smears the row out along its length (a row of 4 then spans 5)
+        conf = min(conf, MERGED_DOUBT)
     filled = float(occupied[cols].mean()) if len(cols) else 0.0
     if filled < 0.6:
         conf *= 0.5
@@ -1030,6 +1050,72 @@ def _zero_is_sure(a: _Analysis, kind: CardKind, flipped: bool, plasters_y: float
     return True
 
 
+SURE_GLYPH_SCORE, SURE_GLYPH_MARGIN = 0.8, 0.1
+"""A glyph's digit is sure (enough to contradict another reader) at this template score and margin."""
+
+
+@dataclass(frozen=True)
+class BandGlyph:
+    """A digit-shaped ink component of a one-line crop: its centre column, best digit and how
+    sure the glyph templates are of it."""
+
+    cx: float
+    digit: int
+    sure: bool
+
+
+def band_glyphs(band: np.ndarray) -> list[BandGlyph]:
+    """The digit-shaped ink components of a one-line crop (BGR or gray), left to right.
+
+    Components cut by the crop's border are left out (what is left of a digit may look like
+    another one); a component is ``sure`` when the glyph templates read it clearly.
+    """
+    gray = band if band.ndim == 2 else cv2.cvtColor(band, cv2.COLOR_BGR2GRAY)
+    h, w = gray.shape
+    if h < 8 or w < 8:
+        return []
+    ink, _ = _ink(gray)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    keep = []
+    for i in range(1, n):
+        x, y, bw, bh, area = (int(v) for v in stats[i])
+        if (bh >= 0.35 * h and 0.1 * bh <= bw <= 1.1 * bh and 0.12 <= area / (bw * bh) <= 0.85
+                and x > 0 and y > 0 and x + bw < w and y + bh < h):
+            keep.append((i, x, y, bw, bh))
+    if not keep:
+        return []
+    masks = [(labels[y:y + bh, x:x + bw] == i).astype(np.uint8) for i, x, y, bw, bh in keep]
+    scores = classify_all(masks)
+    out = []
+    for (_, x, _, bw, _), row in zip(keep, scores):
+        order = np.argsort(row)[::-1]
+        best, margin = float(row[order[0]]), float(row[order[0]] - row[order[1]])
+        out.append(BandGlyph(x + bw / 2, int(order[0]), best >= SURE_GLYPH_SCORE and margin >= SURE_GLYPH_MARGIN))
+    return sorted(out, key=lambda g: g.cx)
+
+
+def glyphs_contradict(band: np.ndarray, text: str, x0: float, x1: float) -> bool:
+    """Whether the glyph templates surely read another digit somewhere in ``text``, a digit
+    string another reader found between columns ``x0`` and ``x1`` of ``band``.
+
+    The text's span is cut into one equal slot per digit; a sure glyph whose centre lies in
+    it must read as the digit of its slot (or of the neighbouring slot when it lies near the
+    boundary: a narrow 1 shifts its neighbours).
+    """
+    digits = [int(c) for c in text if c.isdigit()]
+    if not digits or x1 <= x0:
+        return False
+    n = len(digits)
+    for g in band_glyphs(band):
+        if not g.sure or not x0 <= g.cx <= x1:
+            continue
+        pos = (g.cx - x0) / (x1 - x0) * n - 0.5
+        near = {int(np.clip(round(pos + d), 0, n - 1)) for d in (-0.3, 0.0, 0.3)}
+        if g.digit not in {digits[i] for i in near}:
+            return True
+    return False
+
+
 def _blur_gate(a: _Analysis) -> float:
     """Factor in [0, 1] on digit confidences: blur that washes the darkest ink out makes digits
     look alike (2/7, 3/5, 4/1), so a soft print is never read with full confidence."""
@@ -1116,6 +1202,13 @@ def read_card(card: np.ndarray, deck: Deck = Deck()) -> CardReading:
     return _abstain_low(_colour_kind(a, colours, deck, nblisters, bconf, by, index_seen))
 
 
+BLOSSOM_OFF_MIDDLE = 0.215
+"""Largest distance (fraction of the card's height) of the blossoms' mean height from the card's
+middle: the stem is printed in the upper half (gladiolas read right on the tuning sets lay 0.01-0.19
+from the middle; red found 0.24 and more off it was a finger, a neighbour's print under a quad
+that straddles two cards, or motion-smeared print)."""
+
+
 def _colour_kind(a: _Analysis, c: dict[str, float], deck: Deck, nblisters: int, bconf: float,
                  blister_y: float | None, index_seen: bool = False) -> CardReading:
     """Kinds without digits: gladiola, Valais event side, stone tile, or unknown.
@@ -1142,7 +1235,7 @@ def _colour_kind(a: _Analysis, c: dict[str, float], deck: Deck, nblisters: int, 
     sky_ok = c["sky"] < 0.03 or CardKind.TIMELINE not in kinds
     if CardKind.GLADIOLA in kinds and sky_ok and not index_seen:
         centre, side, blossom_y = _blossoms(a)
-        if centre > 0.006 and blossom_y is not None:
+        if centre > 0.006 and blossom_y is not None and abs(blossom_y - 0.5) <= BLOSSOM_OFF_MIDDLE:
             conf = float(np.clip((centre - 0.006) / 0.006, 0, 1)) * float(np.clip(1.0 - side / (0.33 * centre), 0, 1))
             # the blossoms sit in the upper half: which end is up is sure only when they are
             # clearly off the middle; the kind does not depend on it, the blister row does
