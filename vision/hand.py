@@ -17,9 +17,14 @@ side. :func:`read_hands` finds such rows in a frame and reads every card in them
    card shows its bottom-right index there).
 3. Each card's full quad (card size, the slant of its own edge, its own top and bottom edges)
    is warped from the frame to a portrait crop; the part under the next card is painted with
-   the card's paper colour and the crop goes to :func:`vision.read.reader.read_card`. Blisters
-   of a covered card are counted only when its strip reaches past the card's centre line: the
-   row is centred, so the visible left half and its mirror image give the whole row.
+   the card's paper colour and the crop goes to :func:`vision.read.reader.read_card`. The cards
+   of a hand lie a little higher or lower and turned against each other: each card's own top and
+   bottom edges are the pair of edge rows in its strip one card height apart, and a later card
+   covers only its own height. Blisters of a covered card whose strip reaches past the card's
+   centre line are counted on the visible left half and its mirror image (the row is centred);
+   on a narrower strip, a FINISH's or gladiola's count comes from where the row starts (one
+   plaster more starts it 4.9 mm further left). A strip the reader cannot name, with no corner
+   index and a plaster row at a gladiola's height, is a gladiola (its blossoms are hidden).
 
 Readings keep the reader's confidences; fields below :data:`~vision.read.reader.ACCEPT` are
 None. Bad input raises :class:`HandInputError`; a frame without a row gives no hands.
@@ -34,8 +39,9 @@ import cv2
 import numpy as np
 
 from vision.errors import InvalidImageError
-from vision.read.reader import ACCEPT, CARD_H_MM, CARD_W_MM, READ_H, READ_W, analyse, count_blisters_in_row, read_card
-from vision.read.types import CardReading, Deck
+from vision.read.reader import (ACCEPT, BLISTER_GAP_MM, BLISTER_H_MM, BLISTER_MM, BLISTER_ROW_MM, BLISTER_SEARCH_MM,
+                                CARD_H_MM, CARD_W_MM, READ_H, READ_W, analyse, count_blisters_in_row, read_card)
+from vision.read.types import CardReading, Deck, Face
 from vision.segment import load_segmenter
 from vision.types import CardKind, FieldConfidences, Quad
 
@@ -300,23 +306,52 @@ def _warp_strip(image: np.ndarray, box: np.ndarray, config: HandConfig, turn: bo
     return _Strip(strip, m, (int(pad), int(h - pad)))
 
 
-def _outer_rows(strip: np.ndarray, x0: int, x1: int, expect: tuple[float, float], reach: float) -> tuple[float, float] | None:
-    """Top and bottom edge rows of one card within strip columns ``x0..x1``: the outermost rows
-    near ``expect`` where most columns show a strong step along the card."""
-    part = cv2.cvtColor(strip[:, max(0, x0):max(x0 + 1, x1)], cv2.COLOR_BGR2LAB).astype(np.float32)
-    grad = sum(np.abs(cv2.Sobel(part[..., c], cv2.CV_32F, 0, 1, ksize=3)) for c in range(3))
-    thr = max(40.0, 0.3 * float(np.percentile(grad, 99)))
-    share = (cv2.dilate((grad > thr).astype(np.uint8), np.ones((3, 1), np.uint8))).mean(axis=1)
-    found = []
+def _outer_rows(strip: np.ndarray, x0: int, x1: int, expect: tuple[float, float], reach: float,
+                slope: float = 0.0) -> tuple[list[float], list[float]]:
+    """Rows where one card's top and bottom edges may be, within strip columns ``x0..x1``: near
+    each of ``expect``, the outer row of each run of rows where most columns show a strong step
+    along the card (the outermost first). ``slope``: columns per row of the card's own side edge;
+    its top and bottom edges then fall by ``slope`` rows per column, and the rows are where they
+    cross column ``x0``."""
+    part = strip[:, max(0, x0):max(x0 + 1, x1)]
+    share = np.zeros(part.shape[0], np.float32)
+    for drop in {0.0, slope}:
+        # shear each column up by its drop so that the card's top and bottom edges lie level (and
+        # unsheared, in case the side edge's slope is off: over a whole card it would count)
+        shear = np.float32([[1.0, 0.0, 0.0], [drop, 1.0, 0.0]])
+        level = cv2.warpAffine(part, shear, (part.shape[1], part.shape[0]), flags=cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_REPLICATE) if drop else part
+        lab = cv2.cvtColor(level, cv2.COLOR_BGR2LAB).astype(np.float32)
+        grad = sum(np.abs(cv2.Sobel(lab[..., c], cv2.CV_32F, 0, 1, ksize=3)) for c in range(3))
+        thr = max(40.0, 0.3 * float(np.percentile(grad, 99)))
+        strong = cv2.dilate((grad > thr).astype(np.uint8), np.ones((3, 1), np.uint8)).mean(axis=1)
+        share = np.maximum(share, strong)
+    found: list[list[float]] = []
     for centre, outward in ((expect[0], -1), (expect[1], 1)):
         lo, hi = int(max(0, centre - reach)), int(min(len(share) - 1, centre + reach))
         rows = [y for y in range(lo, hi + 1) if share[y] >= 0.5]
-        if not rows:
-            return None
-        found.append(float(min(rows) if outward < 0 else max(rows)))
+        if outward > 0:
+            rows = rows[::-1]  # (from the bottom up)
+        # the outer row of each run: a step the previous row (going outwards) did not have
+        found.append([float(y) for k, y in enumerate(rows) if k == 0 or abs(rows[k - 1] - y) != 1])
     return found[0], found[1]
 
 
+def _card_rows(tops: list[float], bottoms: list[float], height: float | None) -> tuple[float, float] | None:
+    """A card's top and bottom rows among the candidates of :func:`_outer_rows`: the outermost
+    ones (``height`` None), else the pair nearest to ``height`` apart, within :data:`HEIGHT_FIT`
+    (the card under it shows its top or bottom edge beside it when it lies higher or lower)."""
+    if not tops or not bottoms:
+        return None
+    if height is None:
+        return tops[0], bottoms[0]
+    best = min(((t, b) for t in tops for b in bottoms), key=lambda p: abs(p[1] - p[0] - height))
+    return best if abs((best[1] - best[0]) / height - 1) < HEIGHT_FIT else None
+
+
+HEIGHT_FIT = 0.04
+"""Largest relative difference between a card's height and the row's median for its top and
+bottom edges to be taken as found."""
 TOP_WIDTH_TOLERANCE = 0.16
 """Largest relative difference between the top card's width between its edges and the width the
 cards' measured height gives (its shadow widens it: up to 13% on the tuning frames; a set-aside
@@ -326,19 +361,28 @@ SURE_ZERO = 0.8
 the tuning films two walk cards with one plaster read as 0 at 0.5)."""
 FIT_AGREE_DEG = 2.5
 """Largest difference between an edge's fitted slant and the profile's coarse one."""
+ROW_REACH_MM = 12.0
+"""How far (strip mm) beyond the row's rectangle a card's top or bottom edge is looked for (the
+cards of a hand lie a few millimetres higher or lower than each other, each turned a little)."""
+CORNER_MM = 4.0
+"""How far inside a card's top and bottom edges its side edge is fitted (its rounded corners)."""
 FRAME_MM = 5.0
 """Width of the card's outline painted over on a covered card's crop (the printed border, blurred
 into the corner index at webcam scale, would join the digits into one blob)."""
 
 
-def _fit_line(grad: np.ndarray, band: tuple[int, int], edge: _Edge, ppm: float) -> tuple[float, float]:
+def _fit_line(grad: np.ndarray, band: tuple[int, int], edge: _Edge, ppm: float,
+              rows: tuple[float, float] | None = None) -> tuple[float, float]:
     """An edge's outer line as (column at the band's middle row, columns per row), fitted to the
-    strongest step in each band row near it (the profile's slants are coarse)."""
+    strongest step in each band row near it (the profile's slants are coarse); ``rows``: fit
+    only between these strip rows (the card's own height: above or below a card lying lower or
+    higher than its neighbours the strongest step is print of the card under it)."""
     t0 = math.tan(math.radians(edge.slant))
     y0, y1 = band
     mid = (y0 + y1 - 1) / 2
     ys, xs = [], []
-    for y in range(y0, y1, 2):
+    r0, r1 = (y0, y1) if rows is None else (max(0, int(rows[0])), min(grad.shape[0], int(rows[1])))
+    for y in range(r0, r1, 2):
         c = edge.lo + t0 * (y - mid)
         a, b = int(round(c - 1.5 * ppm)), int(round(c + 1.0 * ppm)) + 1
         if a < 0 or b > grad.shape[1]:
@@ -348,7 +392,7 @@ def _fit_line(grad: np.ndarray, band: tuple[int, int], edge: _Edge, ppm: float) 
             continue
         ys.append(y)
         xs.append(a + int(np.argmax(seg)))
-    if len(ys) < 0.3 * (y1 - y0) / 2:
+    if len(ys) < 0.3 * (r1 - r0) / 2:
         return edge.lo, t0
     y_arr, x_arr = np.array(ys, float) - mid, np.array(xs, float)
     keep = np.ones(len(y_arr), bool)
@@ -378,6 +422,91 @@ def _card_crop(image: np.ndarray, quad_img: np.ndarray) -> np.ndarray:
     return cv2.warpPerspective(image, m, (READ_W, READ_H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
+LEFT_END_FRAC = 0.3
+"""Largest distance of the count the row's left end gives from a whole number for it to be read
+(a count more or less moves the end by half a pitch, 4.9 mm: 0.3 is 1.5 mm)."""
+LEFT_END_SEEN_MM = 3.0
+"""How much of the row's first plaster must be in view before the next card for the row's left
+end to be taken as found."""
+
+
+def _count_from_left_end(crop: np.ndarray, hidden: np.ndarray, kind: CardKind, flipped: bool) -> tuple[int, float]:
+    """Blisters of a covered card whose strip ends before its centre line: the row is centred,
+    so where its first plaster starts gives the count (a plaster more moves it 4.9 mm to the
+    left). Returns (count, confidence); confidence 0 when the row's start is not seen clearly."""
+    top_mm = BLISTER_ROW_MM.get(kind)
+    if top_mm is None:
+        return 0, 0.0
+    ppx, ppy = READ_W / CARD_W_MM, READ_H / CARD_H_MM
+    y0_mm, y1_mm = top_mm - BLISTER_SEARCH_MM, top_mm + BLISTER_H_MM + BLISTER_SEARCH_MM
+    if flipped:
+        y0_mm, y1_mm = CARD_H_MM - y1_mm, CARD_H_MM - y0_mm
+    y0, y1 = int(y0_mm * ppy), int(math.ceil(y1_mm * ppy))
+    shut = np.nonzero(hidden[y0:y1].any(axis=0))[0]
+    x0 = int(round(FRAME_MM * ppx))
+    x1 = int(shut[0]) if len(shut) else READ_W
+    if x1 - x0 < 2 * BLISTER_MM * ppx:
+        return 0, 0.0
+    lab = cv2.cvtColor(crop[y0:y1, x0:x1], cv2.COLOR_BGR2LAB).astype(np.float32)
+    paper = np.median(lab.reshape(-1, 3), axis=0)  # (the plasters fill well under half the band)
+    d = lab - paper
+    # plaster marks: off the paper's colour, warmer, not dark print nor a red blossom
+    off = np.sqrt((d ** 2).sum(axis=2)) > 10
+    warm = off & (d[..., 2] > 3) & (d[..., 1] > -4) & (d[..., 1] < 30) & (lab[..., 0] > 0.55 * float(paper[0]))
+    win = int(round(BLISTER_H_MM * ppy))
+    rows = np.convolve(warm.mean(axis=1), np.ones(win) / win, mode="valid")
+    best = int(np.argmax(rows))
+    occupied = warm[best:best + win].mean(axis=0) > 0.3
+    cols = np.nonzero(occupied)[0]
+    if len(cols) < 0.3 * BLISTER_MM * ppx:
+        return 0, 0.0
+    start = int(cols[0])
+    seen_mm = (x1 - x0 - start) / ppx
+    if start == 0 or seen_mm < LEFT_END_SEEN_MM:
+        return 0, 0.0  # the row runs into the border, or its start is barely in view
+    first = occupied[start:start + int(round(min(BLISTER_MM, seen_mm) * ppx))]
+    if float(first.mean()) < 0.8:
+        return 0, 0.0  # no plaster-wide piece at the start: a speck or print
+    left_mm = (x0 + start) / ppx
+    total = (2 * (CARD_W_MM / 2 - left_mm) + BLISTER_GAP_MM) / (BLISTER_MM + BLISTER_GAP_MM)
+    count = int(round(total))
+    if count < 1:
+        return 0, 0.0
+    frac = abs(total - count)
+    return count, float(np.clip(1.0 - 2.0 * frac, 0.0, 1.0)) if frac < LEFT_END_FRAC else 0.0
+
+
+INDEX_BOX_MM = (8.0, 9.0, 20.0, 17.0)
+"""Where a walk or FINISH card's corner index lies on a crop (x0, y0, x1, y1 in mm; both ends of
+such a card carry one, so this holds for a card upside down too)."""
+NO_INDEX_INK = 0.01
+"""Largest share of dark pixels in :data:`INDEX_BOX_MM` for a card to show no index."""
+
+
+def _gladiola_from_strip(crop: np.ndarray, hidden: np.ndarray) -> CardReading | None:
+    """A narrow strip the reader could not name, read as a gladiola: no corner index, and a
+    plaster row at the height a gladiola prints it at one end only (its blossoms, on the centre
+    line, are under the next card). None when that is not clear."""
+    ppx, ppy = READ_W / CARD_W_MM, READ_H / CARD_H_MM
+    a = analyse(crop)
+    x0, y0, x1, y1 = (int(round(v * p)) for v, p in zip(INDEX_BOX_MM, (ppx, ppy, ppx, ppy)))
+    box = a.lab[y0:y1, x0:x1, 0].astype(np.float32)
+    box_hidden = hidden[y0:y1, x0:x1]
+    if box_hidden.mean() > 0.2:
+        return None  # the index box is not in view
+    redness = a.lab[y0:y1, x0:x1, 1].astype(np.float32) - float(a.paper_lab[1])
+    ink = (box < 0.6 * float(a.paper_lab[0])) & (redness < 15)  # (a blossom is no print)
+    if float(ink[~box_hidden].mean()) > NO_INDEX_INK:
+        return None
+    found = [(flipped, *_count_from_left_end(crop, hidden, CardKind.GLADIOLA, flipped)) for flipped in (False, True)]
+    sure = [f for f in found if f[2] >= ACCEPT]
+    if len(sure) != 1 or any(0 < f[2] for f in found if f not in sure):
+        return None
+    flipped, count, conf = sure[0]
+    return CardReading(kind=CardKind.GLADIOLA, face=Face.FRONT, flipped=flipped, blisters=count, confidence=conf,
+                       field_confidences=FieldConfidences(kind=conf, blisters=conf), orientation_confidence=conf)
+
+
 def _read_piece(crop: np.ndarray, hidden: np.ndarray | None, shown_mm: float, config: HandConfig) -> CardReading:
     """Read a card crop; ``hidden`` marks the crop pixels under the next card (None: whole card)."""
     deck = config.deck
@@ -399,6 +528,8 @@ def _read_piece(crop: np.ndarray, hidden: np.ndarray | None, shown_mm: float, co
         again = read_card(mirror, deck)
         if again.kind is CardKind.GLADIOLA:
             reading = again
+    if reading.kind is CardKind.UNKNOWN and CardKind.GLADIOLA in deck.kinds:
+        return _gladiola_from_strip(crop, hidden) or reading
     if reading.kind is CardKind.UNKNOWN:
         return reading
     blisters, bconf = None, 0.0
@@ -406,6 +537,10 @@ def _read_piece(crop: np.ndarray, hidden: np.ndarray | None, shown_mm: float, co
         n, c = count_blisters_in_row(analyse(mirror), reading.kind, reading.flipped)
         if n == 0:
             c = min(c, max(0.0, c - (SURE_ZERO - ACCEPT)))  # a mirrored clean band may be a row missed
+        blisters, bconf = (n, c) if c >= ACCEPT else (None, c)
+    elif reading.kind in (CardKind.GLADIOLA, CardKind.FINISH):
+        # (a walk card is named by its value alone)
+        n, c = _count_from_left_end(crop, hidden, reading.kind, reading.flipped)
         blisters, bconf = (n, c) if c >= ACCEPT else (None, c)
     f = reading.field_confidences
     fields = FieldConfidences(kind=f.kind, value=f.value, blisters=bconf, date=f.date)
@@ -415,15 +550,23 @@ def _read_piece(crop: np.ndarray, hidden: np.ndarray | None, shown_mm: float, co
                        orientation_confidence=reading.orientation_confidence, source=reading.source)
 
 
-def _hidden_mask(corners: np.ndarray, line: tuple[float, float], mid: float, margin: float) -> np.ndarray:
-    """Crop pixels (reading size) that lie, in the strip, right of the next card's edge ``line``
-    less ``margin`` strip pixels; ``corners`` are the card's corners in the strip."""
+def _hidden_mask(corners: np.ndarray, covers: list[tuple[tuple[float, float], tuple[float, float] | None]],
+                 mid: float, margin: float) -> np.ndarray:
+    """Crop pixels (reading size) that lie, in the strip, under a later card: right of its left
+    edge line less ``margin`` strip pixels, and between its top and bottom rows widened by
+    ``margin`` (None: over the whole height). ``covers``: (line, rows) of each later card;
+    ``corners``: this card's corners in the strip."""
     src = np.float32([[0, 0], [READ_W - 1, 0], [READ_W - 1, READ_H - 1], [0, READ_H - 1]])
     m = cv2.getPerspectiveTransform(src, corners.astype(np.float32))
     xs, ys = np.meshgrid(np.arange(READ_W, dtype=np.float32), np.arange(READ_H, dtype=np.float32))
     pts = cv2.perspectiveTransform(np.stack([xs, ys], axis=-1).reshape(-1, 1, 2), m).reshape(READ_H, READ_W, 2)
-    x_line = line[0] + line[1] * (pts[..., 1] - mid)
-    return pts[..., 0] >= x_line - margin
+    hidden = np.zeros((READ_H, READ_W), bool)
+    for line, rows in covers:
+        under = pts[..., 0] >= line[0] + line[1] * (pts[..., 1] - mid) - margin
+        if rows is not None:
+            under &= (pts[..., 1] >= rows[0] - margin) & (pts[..., 1] <= rows[1] + margin)
+        hidden |= under
+    return hidden
 
 
 def _read_row(image: np.ndarray, box: np.ndarray, config: HandConfig) -> ShownHand | None:
@@ -454,18 +597,25 @@ def _read_row(image: np.ndarray, box: np.ndarray, config: HandConfig) -> ShownHa
     if any(q - p < config.min_strip_mm * ppm for p, q in zip(lefts, lefts[1:])):
         return None
     # each card's top and bottom edges, looked for in its strip; their distance is the card's height
-    found = [_outer_rows(strip.image, int(x + 1.5 * ppm), int(nxt - 1.5 * ppm), strip.band, 6.0 * ppm)
-             for x, nxt in zip(lefts, lefts[1:])]
-    heights = [r[1] - r[0] for r in found if r is not None]
+    candidates = [_outer_rows(strip.image, int(x + 1.5 * ppm), int(nxt - 1.5 * ppm), strip.band, ROW_REACH_MM * ppm, t)
+                  for (x, t), nxt in zip(lines, lefts[1:])]
+    heights = [r[1] - r[0] for r in (_card_rows(*c, None) for c in candidates) if r is not None]
     if not heights:
         return None
     height = float(np.median(heights))
-    fits = [r is not None and abs((r[1] - r[0]) / height - 1) < 0.04 for r in found]
+    found = [_card_rows(*c, height) for c in candidates]
+    fits = [r is not None for r in found]
     if sum(fits) < max(2, len(fits) / 2):
         return None  # no row of cards this size: a pile or a single card lying lengthwise
     width = height * CARD_W_MM / CARD_H_MM
     if abs((lines[-1][0] - lines[-2][0]) / width - 1) > TOP_WIDTH_TOLERANCE:
         return None  # the top card is no card of this height (a pile's pieces)
+    # each card's own top and bottom rows (None where not found): the cards of a row lie a few
+    # millimetres higher or lower than each other, and a card covers only its own height
+    spans: list[tuple[float, float] | None] = [r if ok else None for r, ok in zip(found, fits)]
+    corner = CORNER_MM * ppm
+    lines = [_fit_line(grad, strip.band, e, ppm, (r[0] + corner, r[1] - corner)) if r is not None else ln
+             for e, ln, r in zip(edges[:-1], lines[:-1], spans)] + lines[-1:]
     inverse = np.linalg.inv(strip.matrix)
     cards = []
     for i, (x_mid, t) in enumerate(lines[:-1]):
@@ -483,7 +633,8 @@ def _read_row(image: np.ndarray, box: np.ndarray, config: HandConfig) -> ShownHa
         quad_img = pts[:, :2] / pts[:, 2:3]
         crop = _card_crop(image, quad_img)
         shown_mm = min(CARD_W_MM, shown_px / width * CARD_W_MM)
-        hidden = None if whole else _hidden_mask(corners, lines[i + 1], mid, config.hidden_margin_mm * ppm)
+        covers = [(lines[j], spans[j]) for j in range(i + 1, len(lines) - 1)]
+        hidden = None if whole else _hidden_mask(corners, covers, mid, config.hidden_margin_mm * ppm)
         reading = _read_piece(crop, hidden, shown_mm, config)
         cards.append(HandCard(
             quad=Quad.from_array(quad_img), shown_mm=shown_mm, whole=whole, kind=reading.kind,

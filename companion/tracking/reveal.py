@@ -6,8 +6,8 @@ and blister count (any such card not yet on the table or shown will do for scori
 whose identity is unsure makes the whole hand unsure: no ids, keep watching.
 
 :func:`next_player` says whose hand a row is: hands are shown in seat order, by the players who
-hold cards and have not shown them yet. :class:`HandWatch` asks for a few calm readings that
-agree before it names a hand. The table overrules the count for the last hand to be shown: a
+hold cards and have not shown them yet. :class:`HandWatch` follows a row over calm frames and
+names the hand once each of its cards was read sure on a few of them, never two ways. The table overrules the count for the last hand to be shown: a
 row read whole and sure with another number of cards than the companion counted (a move it
 missed or gave to another player) is named too, after more readings agree; :class:`RevealedHand`
 then says what was counted, and the caller applies a
@@ -25,7 +25,8 @@ from companion.errors import CompanionError
 from companion.games.gladiola import Card, CardKind, Deck
 
 AGREE = 3
-"""How many readings of calm frames in a row must give the same ids before a hand is named."""
+"""How many calm frames a row must be seen on before its hand is named (each card's sure reading
+on at least :data:`SURE_SEEN` of them, or on all of them when fewer)."""
 RECOUNT_AGREE = 5
 """As :data:`AGREE`, for a row with another number of cards than the companion counted."""
 RECOUNT_REACH = 3
@@ -91,16 +92,54 @@ def next_player(hand_counts: Sequence[int], revealed: Sequence[object | None]) -
     return None
 
 
-class HandWatch:
-    """Names a shown hand once ``agree`` readings in a row give the same ids for it.
+@dataclass
+class _Track:
+    """One row followed over calm frames: its place and size, and per card position the sure
+    readings seen (candidate ids -> frames)."""
 
-    Feed it one row reading per calm frame with :meth:`see` (``hands``: the rows read in the
+    player: int
+    centre: tuple[float, float]
+    size: int
+    reach: float
+    seen: list[dict[tuple[str, ...], int]]
+    frames: int = 0
+
+
+def _place(hand: object) -> tuple[tuple[float, float], float] | None:
+    """A row's centre in image pixels and how far it may move and still be the same row (a
+    quarter of its short side, a card's height), or None without a quad."""
+    quad = getattr(hand, "quad", None)
+    corners = getattr(quad, "corners", None)
+    if not corners or len(corners) != 4:
+        return None
+    xs, ys = [float(c[0]) for c in corners], [float(c[1]) for c in corners]
+    sides = [((xs[k] - xs[k - 1]) ** 2 + (ys[k] - ys[k - 1]) ** 2) ** 0.5 for k in range(4)]
+    return (sum(xs) / 4, sum(ys) / 4), PLACE_REACH * min(sides)
+
+
+PLACE_REACH = 0.25
+"""How far (share of a card's height) a row's centre may move between frames and stay one row."""
+
+
+class HandWatch:
+    """Names a shown hand once every card of its row was read sure on ``agree`` calm frames.
+
+    Feed it the rows read on each calm frame with :meth:`see` (``hands``: the rows read in the
     frame; ``view``: the observer's public view; ``revealed``: the hands shown so far, one per
-    seat, None where not yet). A frame without a row, or with a row that does not fit the next
-    player's hand, starts the count again. A row of as many cards as counted is taken first;
-    otherwise, when the player is the last one to show a hand, the one row (no choice between
-    several) whose cards are all sure and whose number is within ``RECOUNT_REACH`` of the count,
-    after ``recount_agree`` readings.
+    seat, None where not yet). The watch follows one row (same number of cards, same place) and
+    keeps, per card position, the sure readings seen on its frames: a card unread on one frame
+    may be read on the next. The hand is named once every position has one sure reading seen on
+    :data:`SURE_SEEN` frames (``agree`` if fewer) and the row was seen on ``agree`` frames or
+    more; a position ever read sure as two different cards starts the watch again (from the
+    frame that contradicted). A row naming a card on the table or already shown is no row of
+    this hand. A frame without a fitting row changes nothing (the caller starts the watch again
+    when an arm is over the table); a row in another place starts it again. Hands are shown in
+    one place, so while a player's hand is not named, a row of :data:`OTHER_HAND_CARDS` sure
+    cards none of which was seen in that player's row is another player's and not taken.
+
+    A row of as many cards as counted is taken first; otherwise, when the player is the last one
+    to show a hand, the one row (no choice between several) whose number is within
+    ``RECOUNT_REACH`` of the count, after ``recount_agree`` frames.
     """
 
     def __init__(self, deck: Deck, agree: int = AGREE, recount_agree: int = RECOUNT_AGREE) -> None:
@@ -111,43 +150,138 @@ class HandWatch:
         self.deck = deck
         self.agree = agree
         self.recount_agree = recount_agree
-        self._last: tuple[int, tuple[str, ...]] | None = None
-        self._count = 0
+        self._track: _Track | None = None
+        self._claim: tuple[int, set[str]] | None = None
+
+    @property
+    def _count(self) -> int:
+        """Frames seen of the row followed (0 without one)."""
+        return self._track.frames if self._track is not None else 0
 
     def reset(self) -> None:
-        self._last, self._count = None, 0
+        """Forget the row followed (an arm over the table may move it); the cards seen in the
+        waiting player's row are kept (see :meth:`see`)."""
+        self._track = None
+
+    def _another_hand(self, player: int, readings: Sequence[tuple[str, ...] | None]) -> bool:
+        """Whether a row shows another hand than the one seen before for ``player``: at least
+        :data:`OTHER_HAND_CARDS` cards read sure as one card each, none of them seen before."""
+        if self._claim is None or self._claim[0] != player:
+            return False
+        unique = {ids[0] for ids in readings if ids is not None and len(ids) == 1}
+        return len(unique) >= OTHER_HAND_CARDS and not unique & self._claim[1]
+
+    def _readings(self, hand: object, taken: frozenset[str]) -> list[tuple[str, ...] | None] | None:
+        """Per card, the ids a sure reading names (None: unsure); None for the whole row when a
+        sure reading names only cards taken (the row is another one)."""
+        out: list[tuple[str, ...] | None] = []
+        for card in getattr(hand, "cards", ()):
+            ids = tuple(c.id for c in _candidates(card, self.deck))
+            if not ids:
+                out.append(None)
+                continue
+            free = tuple(i for i in ids if i not in taken)
+            if not free:
+                return None
+            out.append(ids)
+        return out
+
+    def _follows(self, player: int, hand: object) -> bool:
+        track, place = self._track, _place(hand)
+        if track is None or track.player != player or len(getattr(hand, "cards", ())) != track.size:
+            return False
+        if place is None:
+            return True
+        (x, y), _ = place
+        return ((x - track.centre[0]) ** 2 + (y - track.centre[1]) ** 2) ** 0.5 <= track.reach
+
+    def _choose(self, player: int, exact: list[tuple[object, list[tuple[str, ...] | None]]],
+                other: list[tuple[object, list[tuple[str, ...] | None]]]
+                ) -> tuple[object, list[tuple[str, ...] | None]] | None:
+        """The row to watch this frame: of the counted size first (the one followed, else the
+        best read), else a recount's row (the one followed, else the only one)."""
+        for rows in (exact, other):
+            followed = [pair for pair in rows if self._follows(player, pair[0])]
+            if followed:
+                return followed[0]
+            if rows is exact and exact:
+                return max(exact, key=lambda pair: sum(r is not None for r in pair[1]))
+        return other[0] if len(other) == 1 else None
 
     def see(self, hands: Sequence[object], view: object,
             revealed: Sequence[Sequence[str] | None]) -> RevealedHand | None:
         counts = tuple(getattr(view, "hand_counts", ()))
         player = next_player(counts, revealed)
         if player is None or not getattr(view, "over", False):
-            self.reset()
+            self._track, self._claim = None, None
             return None
         on_table = view.on_table() if hasattr(view, "on_table") else frozenset()
         taken = frozenset(on_table) | {c for h in revealed if h is not None for c in h}
         last = sum(1 for p, n in enumerate(counts) if n > 0 and (p >= len(revealed) or revealed[p] is None)) == 1
-        exact, other = [], []
+        exact: list[tuple[object, list[tuple[str, ...] | None]]] = []
+        other: list[tuple[object, list[tuple[str, ...] | None]]] = []
         for hand in hands:
             size = len(getattr(hand, "cards", ()))
             if size == 0 or (size != counts[player] and (not last or abs(size - counts[player]) > RECOUNT_REACH)):
                 continue
-            ids = hand_ids(hand, self.deck, taken)
+            readings = self._readings(hand, taken)
+            if readings is None or self._another_hand(player, readings):
+                continue
+            if size == counts[player]:
+                exact.append((hand, readings))
+            elif all(r is not None for r in readings) or self._follows(player, hand):
+                other.append((hand, readings))  # a recount starts from a row read whole
+        chosen = self._choose(player, exact, other)
+        if chosen is None:
+            return None  # nothing of this hand in view: keep what was seen
+        hand, readings = chosen
+        if not self._follows(player, hand):
+            place = _place(hand)
+            centre, reach = place if place is not None else ((0.0, 0.0), 0.0)
+            self._track = _Track(player, centre, len(readings), reach, [{} for _ in readings])
+        track = self._track
+        assert track is not None
+        for seen, ids in zip(track.seen, readings):
+            if ids is not None and any(known != ids for known in seen):
+                # read sure as two different cards: which is right is not known, start again
+                self._track = _Track(track.player, track.centre, track.size, track.reach,
+                                     [{} if r is None else {r: 1} for r in readings], 1)
+                return None
+        for seen, ids in zip(track.seen, readings):
             if ids is not None:
-                (exact if size == counts[player] else other).append(ids)
-        if exact:
-            found = (player, exact[0])
-        elif len(other) == 1:
-            found = (player, other[0])
-        else:
-            self.reset()
+                seen[ids] = seen.get(ids, 0) + 1
+        track.frames += 1
+        if self._claim is None or self._claim[0] != player:
+            self._claim = (player, set())
+        self._claim[1].update(ids[0] for ids in readings if ids is not None and len(ids) == 1)
+        need = self.agree if track.size == counts[player] else self.recount_agree
+        if track.frames < need or any(not seen or max(seen.values()) < min(self.agree, SURE_SEEN)
+                                      for seen in track.seen):
             return None
-        if found == self._last:
-            self._count += 1
-        else:
-            self._last, self._count = found, 1
-        cards = found[1]
-        if self._count < (self.agree if len(cards) == counts[player] else self.recount_agree):
+        cards = _assign([next(iter(seen)) for seen in track.seen], taken)
+        if cards is None:
             return None
-        self.reset()
+        self._track, self._claim = None, None
         return RevealedHand(player, cards, self.deck.blisters(cards), counts[player])
+
+
+OTHER_HAND_CARDS = 3
+"""Cards read sure (each naming one card) a row needs, none of them seen in the waiting player's
+row before, to be taken as another player's hand: when a hand was never named, the next one
+laid in its place is not taken for it (a whole hand shares no card with another)."""
+SURE_SEEN = 2
+"""Frames a card position needs its sure reading on (fewer when ``agree`` is; the row itself
+needs ``agree`` frames)."""
+
+
+def _assign(options: Sequence[tuple[str, ...]], taken: frozenset[str]) -> tuple[str, ...] | None:
+    """One free id per position from its options (each id once), or None."""
+    used = set(taken)
+    ids: list[str] = []
+    for choice in options:
+        free = [i for i in choice if i not in used]
+        if not free:
+            return None
+        ids.append(free[0])
+        used.add(free[0])
+    return tuple(ids)

@@ -92,7 +92,7 @@ def test_watch_names_a_hand_once_readings_agree():
     assert not named.recounted and "counted" not in named.to_json()
 
 
-def test_watch_starts_again_when_a_reading_differs_or_does_not_fit():
+def test_watch_starts_again_when_a_reading_differs():
     watch = HandWatch(DECK, agree=2)
     view = View((2, 1))
     first = row(card(CardKind.WALK, 5), card(CardKind.WALK, 9))
@@ -143,3 +143,73 @@ def test_a_recount_needs_one_sure_row_near_the_count():
     named = watch.see([three, exact], view, (None, None))  # the row of the counted size comes first
     assert named is not None and named.cards == ("W31", "W32", "W33", "W34") and not named.recounted
     assert watch.see([three], view, (None, None)).counted == 4
+
+
+def placed(x: float, *cards: HandCard) -> ShownHand:
+    """A row whose rectangle's left edge lies at image column ``x`` (91 px high)."""
+    return ShownHand(Quad(((x, 0.0), (x + 300.0, 0.0), (x + 300.0, 91.0), (x, 91.0))), tuple(cards))
+
+
+def walks(*values: int | None) -> list[HandCard]:
+    return [card(CardKind.UNKNOWN) if v is None else card(CardKind.WALK, v) for v in values]
+
+
+def test_cards_read_on_different_frames_name_the_hand_together():
+    watch = HandWatch(DECK, agree=3)
+    view = View((3, 2))
+    # no frame reads all three cards; each card is read sure on two frames or more
+    assert watch.see([placed(0, *walks(5, None, 11))], view, (None, None)) is None
+    assert watch.see([placed(2, *walks(None, 9, 11))], view, (None, None)) is None
+    assert watch.see([], view, (None, None)) is None  # a frame without the row changes nothing
+    assert watch.see([placed(1, *walks(5, None, None))], view, (None, None)) is None  # 9 seen once
+    named = watch.see([placed(0, *walks(None, 9, None))], view, (None, None))
+    assert named == RevealedHand(0, ("W05", "W09", "W11"), DECK.blisters(("W05", "W09", "W11")), 3)
+
+
+def test_a_card_read_two_ways_starts_the_watch_again():
+    watch = HandWatch(DECK, agree=2)
+    view = View((2, 2))
+    assert watch.see([placed(0, *walks(5, 9))], view, (None, None)) is None
+    assert watch.see([placed(0, *walks(5, 8))], view, (None, None)) is None  # 9 or 8? start again
+    assert watch.see([placed(0, *walks(5, 9))], view, (None, None)) is None  # 8 then 9 again
+    assert watch.see([placed(0, *walks(5, 9))], view, (None, None)) == RevealedHand(
+        0, ("W05", "W09"), DECK.blisters(("W05", "W09")), 2)
+
+
+def test_a_row_in_another_place_is_followed_anew():
+    watch = HandWatch(DECK, agree=2)
+    view = View((2, 2))
+    assert watch.see([placed(0, *walks(5, None))], view, (None, None)) is None
+    assert watch.see([placed(0, *walks(5, 9))], view, (None, None)) is None  # 9 seen once
+    # the same cards 200 px away: another row, its readings counted from the start
+    assert watch.see([placed(200, *walks(5, 9))], view, (None, None)) is None
+    assert watch.see([placed(200, *walks(5, 9))], view, (None, None)) is not None
+
+
+def test_a_hand_never_named_is_not_given_the_next_row_laid_in_its_place():
+    watch = HandWatch(DECK, agree=2)
+    view = View((3, 3, 3))
+    # player 0's row: its middle card is never read; then an arm over the table
+    for _ in range(4):
+        assert watch.see([placed(0, *walks(5, None, 11))], view, (None, None, None)) is None
+    watch.reset()
+    # player 1's or 2's hand, as many cards, in the same place: read whole, still not player 0's
+    for _ in range(4):
+        assert watch.see([placed(0, *walks(20, 21, 22))], view, (None, None, None)) is None
+    # player 0's row again: its cards seen before, so it is followed, and named once read whole
+    assert watch.see([placed(0, *walks(5, 9, 11))], view, (None, None, None)) is None
+    named = watch.see([placed(0, *walks(5, 9, 11))], view, (None, None, None))
+    assert named is not None and named.player == 0 and named.cards == ("W05", "W09", "W11")
+
+
+def test_finish_and_gladiola_cards_read_on_different_frames():
+    watch = HandWatch(DECK, agree=2)
+    view = View((2, 1))
+    fin, gla = card(CardKind.FINISH, 50, 2), card(CardKind.GLADIOLA, None, 4)
+    unsure_fin = card(CardKind.FINISH, 50, None)
+    assert watch.see([placed(0, unsure_fin, gla)], view, (None, None)) is None
+    assert watch.see([placed(0, fin, gla)], view, (None, None)) is None
+    named = watch.see([placed(0, fin, card(CardKind.UNKNOWN))], view, (None, None))
+    assert named is not None
+    assert [DECK.card(i).kind.value for i in named.cards] == ["finish", "gladiola"]
+    assert [blisters_of(i) for i in named.cards] == [2, 4]

@@ -111,3 +111,78 @@ def test_a_shorter_line_beside_a_card_edge_is_not_its_outline():
     edges = _edges(profile, slant, config)
     assert [(e.lo, e.hi) for e in edges] == [(40.0, 44.0), (170.0, 176.0), (280.0, 280.0)]
     assert [e.x for e in edges] == [40.0, 170.0, 280.0]
+
+
+PAPER = (228, 236, 240)   # BGR: the cards' off-white
+PLASTER = (150, 190, 232)  # BGR: a plaster's beige
+
+
+def _covered_crop(kind: CardKind, plasters: int, shown_mm: float, flipped: bool = False,
+                  index: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """A reading-size crop of a covered card: its blister row centred at the kind's printed
+    height, everything right of ``shown_mm`` under the next card; and that hidden mask."""
+    from vision.read.reader import BLISTER_GAP_MM, BLISTER_H_MM, BLISTER_MM, BLISTER_ROW_MM, CARD_H_MM, \
+        CARD_W_MM, READ_H, READ_W
+
+    ppx, ppy = READ_W / CARD_W_MM, READ_H / CARD_H_MM
+    crop = np.full((READ_H, READ_W, 3), PAPER, np.uint8)
+    cv2.rectangle(crop, (0, 0), (READ_W - 1, READ_H - 1), (150, 60, 20), int(2.5 * ppx))  # blue border
+    top = BLISTER_ROW_MM[kind] if not flipped else CARD_H_MM - BLISTER_ROW_MM[kind] - BLISTER_H_MM
+    length = plasters * BLISTER_MM + (plasters - 1) * BLISTER_GAP_MM
+    left = CARD_W_MM / 2 - length / 2
+    for k in range(plasters):
+        x0 = left + k * (BLISTER_MM + BLISTER_GAP_MM)
+        cv2.ellipse(crop, (int((x0 + BLISTER_MM / 2) * ppx), int((top + BLISTER_H_MM / 2) * ppy)),
+                    (int(BLISTER_MM / 2 * ppx), int(BLISTER_H_MM / 2 * ppy)), 0, 0, 360, PLASTER, -1)
+    if index:
+        cv2.putText(crop, "37", (int(7 * ppx), int(18 * ppy)), cv2.FONT_HERSHEY_SIMPLEX, 1.6, (90, 40, 30), 5)
+    hidden = np.zeros(crop.shape[:2], bool)
+    hidden[:, int(shown_mm * ppx):] = True
+    crop[hidden] = (150, 60, 20)  # the next card's border and face
+    return crop, hidden
+
+
+@pytest.mark.parametrize("plasters", [2, 3, 4, 5])
+def test_a_covered_gladiola_counts_its_blisters_from_the_row_start(plasters):
+    from vision.hand import _count_from_left_end
+
+    crop, hidden = _covered_crop(CardKind.GLADIOLA, plasters, 27.0)
+    count, conf = _count_from_left_end(crop, hidden, CardKind.GLADIOLA, False)
+    assert (count, conf >= 0.5) == (plasters, True)
+
+
+def test_a_row_start_barely_in_view_is_not_counted():
+    from vision.hand import _count_from_left_end
+
+    # one plaster starts at 25.4 mm: 1.6 mm of it shows before the next card
+    crop, hidden = _covered_crop(CardKind.FINISH, 1, 27.0)
+    assert _count_from_left_end(crop, hidden, CardKind.FINISH, False)[1] == 0.0
+    # no row at all: nothing to count from
+    crop, hidden = _covered_crop(CardKind.FINISH, 0, 27.0)
+    assert _count_from_left_end(crop, hidden, CardKind.FINISH, False)[1] == 0.0
+
+
+def test_a_narrow_strip_without_index_and_a_low_plaster_row_is_a_gladiola():
+    from vision.hand import _gladiola_from_strip
+
+    crop, hidden = _covered_crop(CardKind.GLADIOLA, 3, 27.0)
+    found = _gladiola_from_strip(crop, hidden)
+    assert found is not None and found.kind is CardKind.GLADIOLA and found.blisters == 3 and not found.flipped
+    crop, hidden = _covered_crop(CardKind.GLADIOLA, 4, 27.0, flipped=True)
+    found = _gladiola_from_strip(crop, hidden)
+    assert found is not None and found.blisters == 4 and found.flipped
+    # a corner index: a walk or FINISH card the reader could not read, never a gladiola
+    crop, hidden = _covered_crop(CardKind.GLADIOLA, 3, 27.0, index=True)
+    assert _gladiola_from_strip(crop, hidden) is None
+    # a walk card's row lies higher: no gladiola row
+    crop, hidden = _covered_crop(CardKind.WALK, 3, 27.0)
+    assert _gladiola_from_strip(crop, hidden) is None
+
+
+def test_a_card_lower_than_the_one_under_it_takes_its_own_top_edge():
+    from vision.hand import _card_rows
+
+    # the card under it shows its top edge 12 rows higher; the card is 320 rows high
+    assert _card_rows([40.0, 52.0], [372.0], None) == (40.0, 372.0)  # outermost: first estimate
+    assert _card_rows([40.0, 52.0], [372.0], 320.0) == (52.0, 372.0)
+    assert _card_rows([40.0], [300.0], 320.0) is None  # no pair this far apart
