@@ -82,6 +82,8 @@ class VisionMoves:
         self._named: dict[int, tuple[str, ...]] = {}
         self._pending: list[RevealedHand] = []
         self._calm_frames = 0
+        self._calm_start = 0.0
+        """When the current stretch of frames without an arm over the table began."""
         self.arm: ArmEntry | None = None
         """Where the arm over the table in the last frame crossed the image border."""
         self._arms: list[list[ArmEntry]] = []
@@ -136,7 +138,7 @@ class VisionMoves:
             self._arms[-1].append(self.arm)
             self._arm_time = frame.timestamp
         found = self.tracker.update(frame.index, frame.timestamp, result, view=view, hand=self.hand or None)
-        recount = self._watch_hands(image, view)
+        recount = self._watch_hands(image, view, frame.timestamp)
         items = [MoveItem(m.frame_index, m.timestamp, m.action, tuple(m.evidence)) for m in found]
         if recount is not None:
             items.append(MoveItem(frame.index, frame.timestamp, recount, ()))
@@ -175,12 +177,21 @@ class VisionMoves:
                 expected = (expected + 1) % view.players
         return out
 
+    def _row_layer(self) -> int | None:
+        """The player whose arm left the table just as this calm spell began (the one who laid
+        the row in view), by their place at the table; None when that is not clear (no arm seen
+        then, or places not learnt)."""
+        if self._seats is None or not self._arms or self._arm_time < self._calm_start - ARM_GAP - 1e-9:
+            return None
+        stretch = self._arms[-1]
+        return self._seats.who(ArmEntry(statistics.median(a.x for a in stretch), statistics.median(a.y for a in stretch)))
+
     def take_reveals(self) -> list[RevealedHand]:
         """The shown hands named since the last call (Via Gladiola, after the game's end)."""
         out, self._pending = self._pending, []
         return out
 
-    def _watch_hands(self, image: np.ndarray, view: Any) -> gladiola.Recount | None:
+    def _watch_hands(self, image: np.ndarray, view: Any, frame_time: float) -> gladiola.Recount | None:
         """Read a shown hand on calm frames once the game is over (see the module doc); the
         recount to apply before the hand named, if it holds another number of cards than counted."""
         if self._watch is None or view is None or not getattr(view, "over", False):
@@ -189,6 +200,8 @@ class VisionMoves:
             self._calm_frames = 0
             self._watch.reset()
             return None
+        if self._calm_frames == 0:
+            self._calm_start = frame_time
         self._calm_frames += 1
         if self._calm_frames % REVEAL_EVERY:
             return None
@@ -203,7 +216,7 @@ class VisionMoves:
         if revealed is None:
             seats = len(getattr(view, "hand_counts", ()))
             revealed = [self._named.get(p) for p in range(seats)]
-        named = self._watch.see(rows, view, revealed)
+        named = self._watch.see(rows, view, revealed, self._row_layer())
         if named is None:
             return None
         self._named[named.player] = named.cards

@@ -209,9 +209,15 @@ class HandWatch:
         return other[0] if len(other) == 1 else None
 
     def see(self, hands: Sequence[object], view: object,
-            revealed: Sequence[Sequence[str] | None]) -> RevealedHand | None:
+            revealed: Sequence[Sequence[str] | None], laid_by: int | None = None) -> RevealedHand | None:
+        """``laid_by``: the player whose arm laid the row, when their place at the table tells:
+        their hand is watched instead of the next one in seat order (a hand the camera could not
+        read no longer holds back everyone after it)."""
         counts = tuple(getattr(view, "hand_counts", ()))
         player = next_player(counts, revealed)
+        if (laid_by is not None and 0 <= laid_by < len(counts) and counts[laid_by] > 0
+                and (laid_by >= len(revealed) or revealed[laid_by] is None)):
+            player = laid_by
         if player is None or not getattr(view, "over", False):
             self._track, self._claim = None, None
             return None

@@ -213,3 +213,19 @@ def test_finish_and_gladiola_cards_read_on_different_frames():
     assert named is not None
     assert [DECK.card(i).kind.value for i in named.cards] == ["finish", "gladiola"]
     assert [blisters_of(i) for i in named.cards] == [2, 4]
+
+
+def test_the_arm_that_laid_the_row_names_whose_hand_it_is():
+    # Player 0's hand was never read; player 1 lays a row of their 2 cards, by their arm's place.
+    watch = HandWatch(DECK)
+    view = View((3, 2, 2))
+    shown = row(card(CardKind.WALK, 17), card(CardKind.WALK, 23))
+    assert all(watch.see([shown], view, [None, None, None]) is None for _ in range(4))  # not player 0's
+    named = [watch.see([shown], view, [None, None, None], laid_by=1) for _ in range(3)]
+    assert named[:2] == [None, None] and named[2] is not None
+    assert (named[2].player, named[2].cards) == (1, ("W17", "W23"))
+    # an arm naming a player whose hand is shown already, or an empty hand, changes nothing
+    revealed = [None, ("W17", "W23"), None]
+    other = row(card(CardKind.WALK, 31), card(CardKind.WALK, 36))
+    assert all(watch.see([other], View((3, 2, 2)), revealed, laid_by=1) is None for _ in range(4))
+    assert watch.see([other], View((3, 0, 2)), [None, None, None], laid_by=1) is None
