@@ -52,6 +52,20 @@ def dashboard(tmp_path):
     proc.wait(timeout=10)
 
 
+def dashboard_pauses(url: str, wanted) -> list[dict]:
+    """The pauses entered on the dashboard that ``wanted`` accepts, polled for up to 20 s."""
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        with urllib.request.urlopen(url.split("?")[0] + "state.json", timeout=5) as r:
+            state = json.load(r)
+        found = [m for m in state["history"] if m["origin"] == "dashboard" and m["action"]["type"] == "pause"
+                 and wanted(m)]
+        if found:
+            return found
+        time.sleep(0.2)
+    return []
+
+
 def test_browser_sees_a_verdict_and_presses_pause(dashboard, tmp_path):
     assert Path(CHROMIUM).exists(), f"expected Chromium at {CHROMIUM} (installed by .ci/run)"
     with sync_playwright() as p:
@@ -67,26 +81,13 @@ def test_browser_sees_a_verdict_and_presses_pause(dashboard, tmp_path):
         page.screenshot(path=str(tmp_path / "dashboard.png"), full_page=True)
         expect(page.locator("#pause")).to_be_enabled(timeout=10_000)
         page.locator("#pause").click()
-        deadline = time.monotonic() + 20
-        paused = []
-        while time.monotonic() < deadline and not paused:
-            with urllib.request.urlopen(dashboard.split("?")[0] + "state.json", timeout=5) as r:
-                state = json.load(r)
-            paused = [m for m in state["history"] if m["origin"] == "dashboard" and m["action"]["type"] == "pause"]
-            time.sleep(0.2)
+        paused = dashboard_pauses(dashboard, lambda m: True)
         assert paused, "pressing Pause logs a pause from the dashboard"
         assert paused[0]["verdict"]["legal"]
         # Cy presses the Pause button beside their own name: the pause is theirs
         expect(page.locator(".seat-pause")).to_have_count(3)
         page.locator('.seat-pause[data-seat="2"]').click()
-        deadline = time.monotonic() + 20
-        mine = []
-        while time.monotonic() < deadline and not mine:
-            with urllib.request.urlopen(dashboard.split("?")[0] + "state.json", timeout=5) as r:
-                state = json.load(r)
-            mine = [m for m in state["history"] if m["origin"] == "dashboard" and m["action"]["type"] == "pause"
-                    and m["player"] == 2 and m["seq"] > paused[0]["seq"]]
-            time.sleep(0.2)
+        mine = dashboard_pauses(dashboard, lambda m: m["player"] == 2 and m["seq"] > paused[0]["seq"])
         assert mine and mine[0]["verdict"]["legal"], "a player's own Pause button logs their pause"
         assert errors == []
         browser.close()
