@@ -5,11 +5,13 @@ Two paths. When ``DetectConfig.use_segmenter`` is on and the segmentation model
 with ``cv2.dnn`` labels every pixel of a 480x368 copy of the frame as table, card interior or
 card outline; each connected interior region is one card. Its convex hull is reduced to a quad,
 and the corners of cards in full view are refined on the full-resolution image as below (step
-4). A region that fills its quad poorly, or fills it without a card's shape (the seen strip of a
-card in a hand), is a partly hidden card: when it is cut short along one axis it is completed to
-the typical card size, under the card lying on it (in a hand, the direction spreads from the
-card on top down the row) or out of the image when it runs off the frame, and reported with
-``visible=False``. Without the model file the classical path runs.
+4; a pile's top card seen closer whose outline runs on over the card below, longer than a card,
+is cut back to the straight edge of its own across that outline). A region that fills its quad
+poorly, or fills it without a card's shape (the seen strip of a card in a hand), is a partly
+hidden card: when it is cut short along one axis it is completed to the typical card size,
+under the card lying on it (in a hand, the direction spreads from the card on top down the row)
+or out of the image when it runs off the frame, and reported with ``visible=False``. Without the
+model file the classical path runs.
 
 Classical pipeline (all of it runs at a reduced working resolution except the corner refinement):
 
@@ -252,6 +254,7 @@ class _Piece:
     fill: float
     score: float
     rect: tuple  # cv2.minAreaRect of the region's hull
+    closer: bool = False  # found by a closer look (see ``_zoom_piece``)
 
 
 def _detect_segmented(
@@ -345,6 +348,8 @@ def _detect_segmented(
             refined, support = _refine(gray_full, full, band, config)
             if refined is not None:
                 full, support = _mend_corner(gray_full, refined, support, band, config)
+                if piece.closer:  # a pile's top card, say
+                    full, support = _mend_side(gray_full, full, support, band, config)
         conf = piece.score * (0.6 + 0.4 * min(1.0, support / max(config.min_edge_support, 1e-6)))
         if occluded:
             conf *= 0.8
@@ -500,7 +505,7 @@ def _zoom_piece(
         whole = (local.fill >= config.seg_visible_fill and _plausible_shape(local.quad, config)
                  and not _touches_border(local.quad, cw, ch, 1.5))
         n_whole += int(whole)
-        out.append(_moved(local, scale, offset))
+        out.append(replace(_moved(local, scale, offset), closer=True))
     return out if n_whole >= min_whole else []
 
 
@@ -1387,6 +1392,78 @@ def _mend_corner(
     if best_support >= support - MEND_LOSS and best_support - second >= MEND_CLEAR:
         return best, best_support
     return quad, support
+
+
+SIDE_MAX_ASPECT = 0.6
+"""A quad seen closer (see ``seg_zoom``) narrower than this (short over long sides) is longer than
+a card: the pile's top card with its outline running on over the card below it."""
+SIDE_CARD_ASPECT = (0.6, 0.8)
+"""The aspect of a card's quad (59 x 91 mm cards seen from a webcam above the table)."""
+SIDE_EDGE_SHARE = 0.9
+"""The far side put back must lie on a straight edge along at least this share of its points ..."""
+SIDE_REACH = (0.5, 0.92)
+"""... found this far from the side kept, as shares of the quad's length."""
+SIDE_LOSS = 0.1
+"""The cut quad may have this much less edge support (its new side runs over the card below)."""
+
+
+def _card_aspect(quad: np.ndarray) -> float:
+    """Mean short sides over mean long sides of ``quad``."""
+    lengths = np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)
+    pairs = sorted([lengths[0] + lengths[2], lengths[1] + lengths[3]])
+    return float(pairs[0] / max(pairs[1], 1e-9))
+
+
+def _mend_side(
+    gray: np.ndarray, quad: np.ndarray, support: float, radius: float, config: DetectConfig
+) -> tuple[np.ndarray, float]:
+    """A quad longer than a card (see ``SIDE_MAX_ASPECT``) cut back to a card: one short side
+    is kept, the other moved in, parallel to it, onto the straightest full-width edge across the
+    quad (the top card's edge lying on the card below), and the quad refined again; else ``quad``.
+
+    The new quad must be a plausible card of a card's aspect and keep about as much edge support;
+    of the two short sides, the one giving the straighter edge is kept."""
+    if _card_aspect(quad) >= SIDE_MAX_ASPECT:
+        return quad, support
+    lengths = np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)
+    short = 0 if lengths[0] + lengths[2] < lengths[1] + lengths[3] else 1
+    options: list[tuple[float, float, np.ndarray]] = []
+    for base in (short, short + 2):
+        a, b = quad[base], quad[(base + 1) % 4]
+        along = (b - a) / max(float(np.linalg.norm(b - a)), 1e-9)
+        normal = np.array([-along[1], along[0]])
+        if float((quad.mean(axis=0) - a) @ normal) < 0:
+            normal = -normal  # towards the inside of the quad
+        reach = float(np.mean([(quad[(base + k) % 4] - a) @ normal for k in (2, 3)]))
+        offsets = np.arange(SIDE_REACH[0] * reach, SIDE_REACH[1] * reach, 0.5)
+        if offsets.size < 8:
+            continue
+        ts = np.linspace(0.12, 0.88, config.refine_samples)
+        pts = a + ts[:, None, None] * (b - a) + offsets[None, :, None] * normal  # (n, k, 2)
+        prof = cv2.remap(gray, pts[..., 0].astype(np.float32), pts[..., 1].astype(np.float32), cv2.INTER_LINEAR,
+                         borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+        strong = np.abs(np.gradient(prof, axis=1)) >= 4.0  # grey levels per half pixel, as in refinement
+        # a point counts for an offset when its edge lies within a pixel of it (the edge may tilt a little)
+        near = np.zeros_like(strong)
+        for shift in range(-2, 3):
+            near |= np.roll(strong, shift, axis=1)
+        share = near.mean(axis=0)
+        share[:2] = share[-2:] = 0.0
+        best = int(np.argmax(share))
+        if share[best] < SIDE_EDGE_SHARE:
+            continue
+        moved = quad.copy()
+        moved[(base + 2) % 4] = b + offsets[best] * normal
+        moved[(base + 3) % 4] = a + offsets[best] * normal
+        refined, new_support = _refine(gray, moved, radius, config)
+        if (refined is None or not _plausible_shape(refined, config) or new_support < support - SIDE_LOSS
+                or not SIDE_CARD_ASPECT[0] <= _card_aspect(refined) <= SIDE_CARD_ASPECT[1]):
+            continue
+        options.append((float(share[best]), new_support, refined))
+    if not options:
+        return quad, support
+    _, new_support, refined = max(options, key=lambda o: (o[0], o[1]))
+    return refined, new_support
 
 
 def _confidence(cand: _Candidate, support: float, config: DetectConfig) -> float:

@@ -25,7 +25,8 @@ layout as the starting position (no moves): the START card (Gladiola), the first
   FINISH fits only on that one; a :class:`TableWalk` itself when the step rules refuse it) and
   a new pile. A walk read for sure on the pile that never came to rest before the next card
   covered it (a glimpse, see :class:`~companion.tracking.tracks.CardSettled`) is a
-  :class:`Walk` before that card's, when it is a step between the two.
+  :class:`Walk` before that card's, when it is a step between the two (on the refused card the
+  players built on, when that card is accepted from the table first).
 * :class:`ValaisMoves`: whenever the table is calm, the dates along the row are aligned with the
   accepted timeline; one date left over -> :class:`PlaceSeen` at its place among the accepted
   cards (cards pushed along are just the accepted ones again); a wrong card still lying there or
@@ -54,6 +55,7 @@ from companion.tracking.tracks import (
     CardRemoved,
     CardSettled,
     CardTracker,
+    Glimpse,
     Reading,
     SettledCard,
     TableEvent,
@@ -280,11 +282,12 @@ class GladiolaMoves(_EventMoves):
                 return Outcome(notes=(f"the refused {reading.describe()} still lies on the walk pile",))
             notes = self._blister_check(card_id, reading)
             conclusions = self._glimpsed_walks(event, card_id)
-            under = None if conclusions else self._built_on(event.previous, card_id)
+            under = None if conclusions else self._built_on(event.previous, card_id, event.glimpsed)
             if under is not None:
                 conclusions = (Conclusion(gladiola.TableWalk(under), event.evidence),)
                 self._on_table.add(under)
                 self._top = under
+                conclusions += self._glimpsed_walks(event, card_id)
             self._judged = (card_id, self._top)
             self._top = card_id
             self._on_table.add(card_id)
@@ -301,6 +304,16 @@ class GladiolaMoves(_EventMoves):
             return Outcome((Conclusion(gladiola.LayGladiola(card_id), event.evidence),),
                            self._blister_check(card_id, reading))
         return Outcome()
+
+    def _glimpsed_values(self, glimpsed: Sequence[Glimpse]) -> list[int]:
+        """The values of the walk cards glimpsed that are not on the table yet."""
+        out = []
+        for glimpse in glimpsed:
+            seen = self._card_for(glimpse.reading) if glimpse.reading.kind is CardKind.WALK else None
+            value = self.deck.card(seen).value if seen is not None and seen not in self._on_table else None
+            if value is not None:
+                out.append(value)
+        return out
 
     def _glimpsed_walks(self, event: CardSettled, card_id: str) -> tuple[Conclusion, ...]:
         """Walks read for sure on the pile that never came to rest before ``card_id`` covered
@@ -367,15 +380,17 @@ class GladiolaMoves(_EventMoves):
         value = self.deck.card(top).value
         return 0 < gladiola.FINISH_VALUE - (value if value is not None else 0) <= gladiola.MAX_STEP
 
-    def _built_on(self, previous: Reading | None, card_id: str) -> str | None:
+    def _built_on(self, previous: Reading | None, card_id: str, glimpsed: Sequence[Glimpse] = ()) -> str | None:
         """The refused walk card the players laid ``card_id`` on, when the table overrules.
 
         ``previous`` is what the pile showed before. When that is a walk card the engine does
         not have on the table (it refused it, or the camera missed the card before it and the
         refusal was wrong), and the new card is a legal step from it but not from the engine's
         top, the players built on the refused card: it is returned, to be accepted as a
-        :class:`TableWalk` first. A refused card that was taken back and replaced by a card
-        legal on the engine's top leaves nothing to overrule.
+        :class:`TableWalk` first. The card laid on it may also be a walk glimpsed between the
+        two (``glimpsed``: covered by ``card_id`` before it came to rest). A refused card that
+        was taken back and replaced by a card legal on the engine's top leaves nothing to
+        overrule.
         """
         if previous is None or previous.kind is not CardKind.WALK:
             return None
@@ -385,6 +400,9 @@ class GladiolaMoves(_EventMoves):
         value = self.deck.card(card_id).value
         low, top = self.deck.card(under).value, self.deck.card(self._top).value
         assert value is not None and low is not None and top is not None
+        between = [v for v in self._glimpsed_values(glimpsed) if low < v < value]
+        if between:
+            value = min(between)  # the card laid on the refused one
         fits_under = 0 < value - low <= gladiola.MAX_STEP
         fits_top = 0 < value - top <= gladiola.MAX_STEP
         return under if fits_under and not fits_top else None

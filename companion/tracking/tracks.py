@@ -21,8 +21,10 @@ How it decides:
   the edges below it), not a move. It is settled once it has not
   changed for ``settle_seconds`` of calm table (see below) and has a confirmed reading.
 * **Hands.** The table is *busy* in a frame when the caller says a hand is seen (``hand=True``,
-  e.g. from :func:`skin_fraction`), when a card is moving, or when at least ``unstable_share``
-  of the established cards moved or vanished in that frame. Nothing is concluded while busy, and
+  e.g. from :func:`skin_fraction`), when a card is moving (not an outline never read that has
+  jumped about one place for a while), or when at least ``unstable_share``
+  of the established cards moved or vanished in that frame (not where another outline seen in
+  that frame covers most of the vanished one). Nothing is concluded while busy, and
   the settle clock of every card restarts when the table calms down.
 * **Removal.** A settled card unseen for ``lost_seconds`` of calm table is removed. A card that
   never settled (carried across by a hand) disappears silently. A card counts as unstable only
@@ -54,6 +56,16 @@ only when the first was not seen for this many seconds before the second was, or
 its vote or was seen on a calm table (a card misread while a hand puts it down is neither)."""
 TURN_VOTES = 2
 """A track whose last this many votes agree on another card than its reading is not at rest."""
+STAND_IN_IOU = 0.5
+"""A settled card missing in a frame while another outline seen there overlaps it this much is
+not gone from view: the same cards outlined another way (two overlapping gladiolas seen now as
+one card, now as the other), so it does not count towards a hand over the table."""
+WOBBLE_SECONDS = 1.0
+"""An outline never read that has been seen this long ..."""
+WOBBLE_REACH = 0.5
+"""... and still lies within this many card sizes of where it was first seen is a restless outline
+of cards at rest (the overlapping cards of a gladiola fan, outlined anew every few frames), not a
+card a hand carries: its jumps do not make the table busy."""
 
 
 @dataclass(frozen=True)
@@ -226,6 +238,8 @@ class _Track:
     misread while it was put down."""
     changed_now: bool = False
     """``reading`` won its vote in this frame."""
+    origin: Quad | None = None
+    """Where the track was first seen."""
 
 
 def _same_card(reading: Reading | None, obs: CardObservation) -> bool:
@@ -352,7 +366,7 @@ class CardTracker:
         for oi, obs in enumerate(observations):
             if oi in used_obs:
                 continue
-            track = _Track(self._next_id, obs.quad, obs.quad, now, now, now)
+            track = _Track(self._next_id, obs.quad, obs.quad, now, now, now, origin=obs.quad)
             self._next_id += 1
             self._tracks[track.track_id] = track
             self._observe(track, obs, now)
@@ -443,14 +457,24 @@ class CardTracker:
         established = [t for t in self._tracks.values() if t.settled is not None]
         # a card that vanished only just now counts; one long gone is taken away, not covered
         now = self._last_time if self._last_time is not None else 0.0
+        seen = [t.quad for t in self._tracks.values() if t.seen_now]
         unstable = sum(
             1 for t in established
-            if t.moved_now or (not t.seen_now and now - t.last_seen <= self.config.settle_seconds + 1e-9)
+            if t.moved_now or (not t.seen_now and now - t.last_seen <= self.config.settle_seconds + 1e-9
+                               and not any(quad_iou(t.quad, q) >= STAND_IN_IOU for q in seen))
         )
         if unstable and unstable >= self.config.unstable_share * len(established):
             return True
-        fresh_moving = any(t.moved_now for t in self._tracks.values() if t.settled is None and t not in new_tracks)
+        fresh_moving = any(t.moved_now for t in self._tracks.values()
+                           if t.settled is None and t not in new_tracks and not self._wobbling(t, now))
         return fresh_moving
+
+    def _wobbling(self, track: _Track, now: float) -> bool:
+        """Whether an unsettled track is an outline never read that keeps jumping about one place
+        (see ``WOBBLE_SECONDS``), rather than a card on the move."""
+        if track.reading is not None or track.origin is None or now - track.first_seen < WOBBLE_SECONDS - 1e-9:
+            return False
+        return math.dist(track.quad.centroid, track.origin.centroid) <= WOBBLE_REACH * card_size(track.origin)
 
     def _conclude(self, now: float) -> list[TableEvent]:
         cfg = self.config

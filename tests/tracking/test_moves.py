@@ -205,6 +205,37 @@ def test_gladiola_a_walk_covered_before_it_came_to_rest_is_judged_from_its_glimp
     assert observer.public_view().walk_pile == ("S",) + walks
 
 
+@pytest.mark.parametrize("last", [40, 45])
+def test_gladiola_a_glimpse_on_a_refused_card_built_on_is_judged_after_it(last):
+    # The camera missed a 24 on the 12: the 29 laid on it is refused. A 36 lies on the 29 only
+    # while hands stay over the pile, then the next card covers it. The 36 is no step from the
+    # engine's 12, but is one from the 29 the players built on: the 29 is accepted from the
+    # table, then the 36 and the last card are walks on it (a 45 is no step from the 29 itself).
+    deck = gladiola.load_deck()
+    film = Film(seed=7)
+    film.still([START], 20)
+    w29 = lay_walks(film, START, (12, 29))
+    w36, top = walk(36, deck.walk_card(36).blisters), walk(last, deck.walk_card(last).blisters)
+    busy_from = len(film.frames)
+    film.lay([w29], w36, covers=[w29])
+    film.still([w36], 6)
+    film.lay([w36], top, covers=[w36])
+    busy_to = len(film.frames)
+    film.still([top], 25)
+    observer = gladiola.Observer.start(2, 0)
+    tracker = Tracker("gladiola")
+    moves, verdicts = [], []
+    for i, result in enumerate(film.results()):
+        hand = True if busy_from <= i < busy_to else None
+        for move in tracker.update(i, i / FPS, result, view=observer.public_view(), hand=hand):
+            moves.append(move.action)
+            verdicts.append(observer.apply(move.action))
+    assert moves == [gladiola.Walk("W12"), gladiola.Walk("W29"), gladiola.TableWalk("W29"), gladiola.Walk("W36"),
+                     gladiola.Walk(f"W{last}")]
+    assert [v.legal for v in verdicts] == [True, False, True, True, True]
+    assert observer.public_view().walk_pile == ("S", "W12", "W29", "W36", f"W{last}")
+
+
 @pytest.mark.parametrize("calm", [True, False])
 def test_gladiola_a_walk_read_on_a_calm_table_then_covered_at_once_is_a_glimpse(calm):
     # The 20 is read for a few frames with no hand over the table, too few to settle; then the

@@ -54,6 +54,71 @@ def test_card_carried_in_by_a_hand_settles_only_after_it_stops():
     assert frame_17 == at_rest + 1 + SETTLE_FRAMES
 
 
+@pytest.mark.parametrize("drift", [False, True])
+def test_an_unread_outline_jumping_about_one_place_does_not_keep_the_table_busy(drift):
+    # A gladiola fan outlined anew every frame: an unread piece jumping between three outlines
+    # of the same cards. After a second it no longer counts as a card on the move, so the walk
+    # laid meanwhile settles on time. An unread card pushed steadily along (drift) stays a move.
+    film = Film()
+    fan = Card(900, 200, CardKind.UNKNOWN)
+    wobble = (0.0, 14.0, -12.0)
+    shown = [0]
+
+    def piece() -> object:
+        k = shown[0]
+        shown[0] += 1
+        dx = 4.0 * k if drift else wobble[k % 3]
+        return fan.obs(dx=dx, confidence=0.0, visible=False)
+
+    for _ in range(20):
+        film.frame([W30.obs(), piece()])
+    last_moving = len(film.frames) - 1
+    for k in range(10):  # W17 carried in (its own frames, the piece still jumping)
+        f = (k + 1) / 10 * 0.9
+        film.frame([W30.obs(), W17.at(W17.x, HEIGHT + 50 + (W17.y - HEIGHT - 50) * f).obs(visible=False, confidence=0.4),
+                    piece()])
+        last_moving = len(film.frames) - 1
+    for _ in range(40):
+        film.frame([W30.obs(), W17.obs(), piece()])
+    events = settled(run(CardTracker(), film))
+    frames_17 = [i for i, e in events if e.card.reading.value == 17]
+    if drift:
+        assert frames_17 == []
+    else:
+        assert frames_17 == [last_moving + 2 + SETTLE_FRAMES]
+
+
+@pytest.mark.parametrize("shift", [15.0, 60.0])
+def test_a_settled_outline_seen_in_turn_with_another_over_it_does_not_make_a_hand(shift):
+    # Two overlapping gladiolas settle as two outlines; then the detector sees only one of them
+    # at a time, in turn. A missing outline covered by the one seen is no hand over the table:
+    # the walk laid meanwhile settles on time. Cards half a card apart (shift 60) hide nothing
+    # of each other's place: one missing in turn is a hand over it, and the walk never settles.
+    film = Film()
+    first, second = G3, G3.at(G3.x + shift, G3.y)
+    film.still([W30, first, second], 20)
+    pair = (first, second)
+    shown = [0]
+
+    def one() -> object:
+        shown[0] += 1
+        return pair[shown[0] % 2].obs()
+
+    for k in range(10):  # W17 carried in
+        f = (k + 1) / 10 * 0.9
+        film.frame([W30.obs(), W17.at(W17.x, HEIGHT + 50 + (W17.y - HEIGHT - 50) * f).obs(visible=False, confidence=0.4),
+                    one()])
+    last_moving = len(film.frames) - 1
+    for _ in range(40):
+        film.frame([W30.obs(), W17.obs(), one()])
+    events = settled(run(CardTracker(), film))
+    frames_17 = [i for i, e in events if e.card.reading.value == 17]
+    if shift > 30:
+        assert frames_17 == []
+    else:
+        assert frames_17 == [last_moving + 2 + SETTLE_FRAMES]
+
+
 @pytest.mark.parametrize("misread_frames", [(10,), (10, 25), (3, 30, 31 + 10)])
 def test_majority_reading_wins_over_single_misreads(misread_frames):
     film = Film()
