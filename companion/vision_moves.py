@@ -12,7 +12,8 @@ before the move (the camera missed a move in between).
 Via Gladiola's end: once the observed game is over, calm frames (no arm over the table) are
 searched for a shown hand laid in a row (:mod:`vision.hand`); when a few readings
 agree on its cards (:class:`companion.tracking.reveal.HandWatch`) the hand is queued for
-:meth:`VisionMoves.take_reveals`, as the next player's in seat order. When the row holds another
+:meth:`VisionMoves.take_reveals`, as the hand of the player whose arm laid the row (their place
+at the table, when it is clear), else of the next player in seat order. When the row holds another
 number of cards than counted, a :class:`gladiola.Recount` is returned as a move of that frame
 first (the table overrules the count; moves are applied before the reveals).
 """
