@@ -32,7 +32,7 @@ from companion.setup_profile import CameraSetup
 from companion.sources import Frame
 from companion.tracking import TrackConfig, Tracker
 from companion.tracking.reveal import HandWatch, RevealedHand
-from companion.tracking.seats import SEAT_REACH, ArmEntry, SeatMap
+from companion.tracking.seats import ROW_SEAT_REACH, SEAT_REACH, ArmEntry, SeatMap
 
 #: hand detection works on frames shrunk to this grid (width, height)
 HAND_GRID = (160, 90)
@@ -185,7 +185,8 @@ class VisionMoves:
         if self._seats is None or not self._arms or self._arm_time < self._calm_start - ARM_GAP - 1e-9:
             return None
         stretch = self._arms[-1]
-        return self._seats.who(ArmEntry(statistics.median(a.x for a in stretch), statistics.median(a.y for a in stretch)))
+        entry = ArmEntry(statistics.median(a.x for a in stretch), statistics.median(a.y for a in stretch))
+        return self._seats.who(entry, reach=ROW_SEAT_REACH)
 
     def take_reveals(self) -> list[RevealedHand]:
         """The shown hands named since the last call (Via Gladiola, after the game's end)."""

@@ -8,7 +8,7 @@ import pytest
 from companion.errors import CompanionError
 from companion.games import gladiola
 from companion.session import MoveItem
-from companion.tracking.seats import SEAT_REACH, ArmEntry, SeatMap
+from companion.tracking.seats import ROW_SEAT_REACH, SEAT_REACH, ArmEntry, SeatMap
 from companion.vision_moves import VisionMoves, _border_entry
 
 BOTTOM, LEFT, TOP = ArmEntry(0.5, 1.0), ArmEntry(0.0, 0.4), ArmEntry(0.6, 0.0)
@@ -31,6 +31,15 @@ def test_a_place_is_known_after_two_arms_and_names_its_player_only_when_clear():
     assert seats.who(ArmEntry(0.55, 0.98)) == 0
     assert seats.who(ArmEntry(1.0, 0.5)) is None  # nobody sits on the right
     assert seats.who(ArmEntry(0.25, 0.7)) is None  # far from every place
+
+
+def test_the_arm_laying_a_shown_hand_may_reach_farther_along_its_side():
+    seats = learnt(BOTTOM, LEFT, TOP)
+    lower = ArmEntry(0.0, 0.57)  # the left player's arm, low down the side, laying a whole row
+    assert seats.who(lower) is None
+    assert seats.who(lower, reach=ROW_SEAT_REACH) == 1
+    # between two places it stays unclear however far the reach
+    assert seats.who(ArmEntry(0.25, 0.2), reach=ROW_SEAT_REACH) is None
 
 
 def test_an_arm_at_a_known_place_counts_for_its_player_whatever_the_count_says():
