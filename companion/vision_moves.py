@@ -20,7 +20,6 @@ first (the table overrules the count; moves are applied before the reveals).
 
 from __future__ import annotations
 
-import statistics
 from typing import Any, Callable, Sequence
 
 import cv2
@@ -167,7 +166,7 @@ class VisionMoves:
                 if out and _ends_day(out[-1].action):
                     return out + items[k:]  # who starts the next day is the rules' matter: no guess
                 stretch = stretches[laid.index(k)]
-                entry = ArmEntry(statistics.median(a.x for a in stretch), statistics.median(a.y for a in stretch))
+                entry = ArmEntry.middle(stretch)
                 player = self._seats.who(entry)
                 if player is not None and player != expected:
                     out.append(MoveItem(item.frame_index, item.timestamp, gladiola.TurnTo(player), ()))
@@ -184,9 +183,7 @@ class VisionMoves:
         then, or places not learnt)."""
         if self._seats is None or not self._arms or self._arm_time < self._calm_start - ARM_GAP - 1e-9:
             return None
-        stretch = self._arms[-1]
-        entry = ArmEntry(statistics.median(a.x for a in stretch), statistics.median(a.y for a in stretch))
-        return self._seats.who(entry, reach=ROW_SEAT_REACH)
+        return self._seats.who(ArmEntry.middle(self._arms[-1]), reach=ROW_SEAT_REACH)
 
     def take_reveals(self) -> list[RevealedHand]:
         """The shown hands named since the last call (Via Gladiola, after the game's end)."""

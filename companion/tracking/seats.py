@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from companion.errors import CompanionError
@@ -42,6 +43,11 @@ class ArmEntry:
     def distance(self, other: "ArmEntry") -> float:
         return math.dist((self.x, self.y), (other.x, other.y))
 
+    @staticmethod
+    def middle(entries: "Sequence[ArmEntry]") -> "ArmEntry":
+        """The median place of several entries (the frames of one arm)."""
+        return ArmEntry(statistics.median(e.x for e in entries), statistics.median(e.y for e in entries))
+
 
 class SeatMap:
     """Each player's place at the table, learnt from the arms of their moves."""
@@ -56,7 +62,7 @@ class SeatMap:
         entries = self._entries[player]
         if not entries:
             return None
-        return ArmEntry(statistics.median(e.x for e in entries), statistics.median(e.y for e in entries)), len(entries)
+        return ArmEntry.middle(entries), len(entries)
 
     def seat(self, player: int) -> ArmEntry | None:
         """The player's place (middle of their latest arm entries), or None while unknown."""
