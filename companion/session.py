@@ -406,14 +406,14 @@ class Session:
         None: whoever is to play."""
         if self.game != "gladiola":
             raise CompanionError(f"Pause is a Via Gladiola move, this game is {self.module.TITLE}")
-        if player is not None:
-            if isinstance(player, bool) or not isinstance(player, int) or not 0 <= player < len(self.players):
-                raise CompanionError(f"pause: expected a seat 0..{len(self.players) - 1}, got {player!r}")
-            with self._lock:
-                to_play = self._observer.current_player
-            if to_play is not None and to_play != player:
-                self.enter(self.module.TurnTo(player))
-        return self.enter(self.module.Pause())
+        if player is not None and (isinstance(player, bool) or not isinstance(player, int)
+                                   or not 0 <= player < len(self.players)):
+            raise CompanionError(f"pause: expected a seat 0..{len(self.players) - 1}, got {player!r}")
+        with self._lock:
+            *before, pause = self.module.pause_by(self._observer.current_player, player)
+            for action in before:
+                self.enter(action)
+            return self.enter(pause)
 
     def correct(self, action: Any) -> MoveRecord:
         """Replace the last move's action (a misreading) and judge the game again from there."""

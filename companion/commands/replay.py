@@ -176,10 +176,8 @@ def replay(source_spec: str, game: str, names: tuple[str, ...], first_player: in
 def _press(observer: Any, module: Any, press: PausePress, frame_index: int, events: list[dict[str, Any]]) -> None:
     """Judge a press of the Pause button; a press by another player than the one the count
     says is to play passes the turn to the presser first."""
-    to_play = observer.public_view().current_player
-    if press.player is not None and to_play is not None and press.player != to_play:
-        judge(observer, module.TurnTo(press.player), frame_index, events)
-    judge(observer, module.Pause(), frame_index, events)
+    for action in module.pause_by(observer.public_view().current_player, press.player):
+        judge(observer, action, frame_index, events)
 
 
 def _reveal_empty_hands(observer: Any) -> None:

@@ -410,6 +410,15 @@ class Recount:
 Action = Union[Walk, Pause, LayGladiola, TableWalk, TurnTo, Recount]
 
 
+def pause_by(to_play: int | None, player: int | None) -> tuple[Action, ...]:
+    """What a press of ``player``'s own Pause button stands for: a pause, after passing the turn
+    to them when the count has another player (``to_play``) to play. ``player`` None: the pause
+    of whoever is to play."""
+    if player is not None and to_play is not None and player != to_play:
+        return (TurnTo(player), Pause())
+    return (Pause(),)
+
+
 def action_from_json(data: Any) -> Action:
     """Parse ``{"type": "walk"|"pause"|"gladiola"|"table-walk", "card": id}``; CompanionError if malformed."""
     if not isinstance(data, Mapping):
