@@ -20,8 +20,9 @@ side. :func:`read_hands` finds such rows in a frame and reads every card in them
    the card's paper colour and the crop goes to :func:`vision.read.reader.read_card`. The cards
    of a hand lie a little higher or lower and turned against each other: each card's own top and
    bottom edges are the pair of edge rows in its strip one card height apart, and a later card
-   covers only its own height. Blisters of a covered card whose strip reaches past the card's
-   centre line are counted on the visible left half and its mirror image (the row is centred);
+   covers only its own height. A two-digit index whose second digit runs into the next card's
+   edge, unread by the reader, is read again with that digit matched to cut digit templates.
+   Blisters of a covered card whose strip reaches past the card's centre line are counted on the visible left half and its mirror image (the row is centred);
    on a narrower strip, a FINISH's or gladiola's count comes from where the row starts (one
    plaster more starts it 4.9 mm further left). A strip the reader cannot name, with no corner
    index and a plaster row at a gladiola's height, is a gladiola (its blossoms are hidden).
@@ -34,13 +35,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import cv2
 import numpy as np
 
 from vision.errors import InvalidImageError
+from vision.read.glyphs import FONTS, GlyphBank, _render_digit, classify_all, template_rows
 from vision.read.reader import (ACCEPT, BLISTER_GAP_MM, BLISTER_H_MM, BLISTER_MM, BLISTER_ROW_MM, BLISTER_SEARCH_MM,
-                                CARD_H_MM, CARD_W_MM, READ_H, READ_W, analyse, count_blisters_in_row, read_card)
+                                CARD_H_MM, CARD_W_MM, READ_H, READ_W, _decode, _glyph_conf, analyse,
+                                count_blisters_in_row, read_card)
 from vision.read.types import CardReading, Deck, Face
 from vision.segment import load_segmenter
 from vision.types import CardKind, FieldConfidences, Quad
@@ -507,6 +511,59 @@ def _gladiola_from_strip(crop: np.ndarray, hidden: np.ndarray) -> CardReading | 
                        field_confidences=FieldConfidences(kind=conf, blisters=conf), orientation_confidence=conf)
 
 
+CUT_KEEP = (0.95, 0.9, 0.85, 0.8, 0.75, 0.7, 0.65)
+"""Shares of a digit's width kept in the templates a digit cut by the next card is matched to."""
+CUT_TOUCH_PX = 2
+"""Largest gap (crop pixels) between an index's last digit and the next card's edge for the digit
+to be taken as cut by it."""
+
+
+@lru_cache(maxsize=1)
+def _cut_bank() -> GlyphBank:
+    """Digit templates with their right part cut off (:data:`CUT_KEEP`), built once."""
+    def masks():
+        for font in FONTS:
+            for digit in range(10):
+                m = _render_digit(font, digit)
+                ys, xs = np.nonzero(m)
+                m = m[ys.min(): ys.max() + 1, xs.min(): xs.max() + 1]
+                for keep in CUT_KEEP:
+                    yield digit, m[:, : max(1, int(round(keep * m.shape[1])))].copy()
+    return GlyphBank(*template_rows(masks()))
+
+
+def _read_cut_index(painted: np.ndarray, hidden: np.ndarray, deck: Deck) -> CardReading | None:
+    """A walk card's two-digit corner index whose second digit runs into the next card's edge,
+    read with that digit matched to cut templates (to whole-digit templates a cut 0 looks nearly
+    like a 6). It stands only when the whole-digit templates give the same value as their best;
+    None otherwise."""
+    if CardKind.WALK not in deck.kinds:
+        return None
+    a = analyse(painted)
+    glyphs = sorted((g for g in a.glyphs if g.y0 < 0.16 * READ_H and 0.11 * READ_H < g.h < 0.18 * READ_H),
+                    key=lambda g: g.x0)
+    if len(glyphs) != 2:
+        return None
+    first, last = glyphs
+    overlap = min(first.y1, last.y1) - max(first.y0, last.y0)
+    if (first.x0 >= 0.22 * READ_W or overlap < 0.7 * min(first.h, last.h)
+            or not 0 <= last.x0 - first.x1 <= 0.6 * first.h):
+        return None  # no corner index of two digits
+    shut = np.nonzero(hidden[last.y0:last.y1].any(axis=0))[0]
+    if not len(shut) or shut[0] - last.x1 > CUT_TOUCH_PX:
+        return None  # the second digit is not cut: the reader's own refusal stands
+    masks = [(a.labels[g.y0:g.y1, g.x0:g.x1] == g.label).astype(np.uint8) for g in glyphs]
+    allowed = sorted(v for v in deck.walk_values if v >= 10)  # (a FINISH needs its blisters and its way up)
+    whole = classify_all(masks)
+    plain = _decode(whole, allowed)
+    vote = _decode(np.stack([whole[0], classify_all(masks[1:], _cut_bank())[0]]), allowed)
+    conf = _glyph_conf(vote)
+    if vote is None or plain is None or vote.value != plain.value or conf < ACCEPT:
+        return None
+    return CardReading(kind=CardKind.WALK, face=Face.FRONT, value=vote.value, confidence=conf,
+                       field_confidences=FieldConfidences(kind=conf, value=conf))
+
+
 def _read_piece(crop: np.ndarray, hidden: np.ndarray | None, shown_mm: float, config: HandConfig) -> CardReading:
     """Read a card crop; ``hidden`` marks the crop pixels under the next card (None: whole card)."""
     deck = config.deck
@@ -518,6 +575,8 @@ def _read_piece(crop: np.ndarray, hidden: np.ndarray | None, shown_mm: float, co
     painted = crop.copy()
     painted[hidden | frame] = _paper(crop[~(hidden | frame)])
     reading = read_card(painted, deck)
+    if reading.kind is CardKind.UNKNOWN:
+        reading = _read_cut_index(painted, hidden, deck) or reading
     reach = shown_mm - config.hidden_margin_mm - CARD_W_MM / 2
     mirror = None
     if reach >= config.mirror_margin_mm:

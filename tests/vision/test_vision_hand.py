@@ -186,3 +186,46 @@ def test_a_card_lower_than_the_one_under_it_takes_its_own_top_edge():
     assert _card_rows([40.0, 52.0], [372.0], None) == (40.0, 372.0)  # outermost: first estimate
     assert _card_rows([40.0, 52.0], [372.0], 320.0) == (52.0, 372.0)
     assert _card_rows([40.0], [300.0], 320.0) is None  # no pair this far apart
+
+
+def _index_crop(text: str, cut_px: int) -> tuple[np.ndarray, np.ndarray]:
+    """A reading-size crop of a covered walk card showing its corner index ``text`` in a bold
+    sans face; the next card's edge lies ``cut_px`` pixels inside the last digit (negative: that
+    far right of it). The hidden part is painted with the paper colour, as the row reader does."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    from vision.read.glyphs import FONT_DIR
+    from vision.read.reader import READ_H, READ_W
+
+    img = Image.new("RGB", (READ_W, READ_H), PAPER[::-1])
+    ImageDraw.Draw(img).text((30, 38), text, font=ImageFont.truetype(FONT_DIR + "DejaVuSans-Bold.ttf", 68),
+                             fill=(40, 30, 30))
+    crop = cv2.cvtColor(np.asarray(img), cv2.COLOR_RGB2BGR).copy()
+    right = int(np.nonzero((crop[:120].min(axis=2) < 128).any(axis=0))[0][-1])
+    hidden = np.zeros((READ_H, READ_W), bool)
+    hidden[:, right + 1 - cut_px:] = True
+    crop[hidden] = PAPER
+    return crop, hidden
+
+
+@pytest.mark.parametrize("value", [15, 26, 30, 36, 45])
+def test_a_corner_index_cut_by_the_next_card_is_read_with_cut_templates(value):
+    from vision.hand import HandConfig, _read_cut_index
+    from vision.read.reader import read_card
+
+    deck = HandConfig().deck
+    crop, hidden = _index_crop(str(value), 8)  # a fifth of the last digit under the next card
+    assert read_card(crop, deck).kind is CardKind.UNKNOWN  # too cut for the whole-digit templates
+    found = _read_cut_index(crop, hidden, deck)
+    assert found is not None and (found.kind, found.value) == (CardKind.WALK, value)
+    assert found.confidence >= 0.5
+    # cut less or more: read right or not at all, never another value
+    for cut in range(0, 16, 2):
+        again = _read_cut_index(*_index_crop(str(value), cut), deck)
+        assert again is None or again.value == value, (cut, again)
+
+
+def test_an_index_clear_of_the_next_card_is_left_to_the_reader():
+    from vision.hand import HandConfig, _read_cut_index
+
+    assert _read_cut_index(*_index_crop("30", -10), HandConfig().deck) is None
