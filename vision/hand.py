@@ -41,9 +41,9 @@ import cv2
 import numpy as np
 
 from vision.errors import InvalidImageError
-from vision.read.glyphs import FONTS, GlyphBank, _render_digit, classify_all, template_rows
+from vision.read.glyphs import FONTS, GlyphBank, render_digit, classify_all, template_rows
 from vision.read.reader import (ACCEPT, BLISTER_GAP_MM, BLISTER_H_MM, BLISTER_MM, BLISTER_ROW_MM, BLISTER_SEARCH_MM,
-                                CARD_H_MM, CARD_W_MM, READ_H, READ_W, _decode, _glyph_conf, analyse,
+                                CARD_H_MM, CARD_W_MM, READ_H, READ_W, decode_value, glyph_confidence, analyse,
                                 count_blisters_in_row, read_card)
 from vision.read.types import CardReading, Deck, Face
 from vision.segment import load_segmenter
@@ -524,7 +524,7 @@ def _cut_bank() -> GlyphBank:
     def masks():
         for font in FONTS:
             for digit in range(10):
-                m = _render_digit(font, digit)
+                m = render_digit(font, digit)
                 ys, xs = np.nonzero(m)
                 m = m[ys.min(): ys.max() + 1, xs.min(): xs.max() + 1]
                 for keep in CUT_KEEP:
@@ -555,9 +555,9 @@ def _read_cut_index(painted: np.ndarray, hidden: np.ndarray, deck: Deck) -> Card
     masks = [(a.labels[g.y0:g.y1, g.x0:g.x1] == g.label).astype(np.uint8) for g in glyphs]
     allowed = sorted(v for v in deck.walk_values if v >= 10)  # (a FINISH needs its blisters and its way up)
     whole = classify_all(masks)
-    plain = _decode(whole, allowed)
-    vote = _decode(np.stack([whole[0], classify_all(masks[1:], _cut_bank())[0]]), allowed)
-    conf = _glyph_conf(vote)
+    plain = decode_value(whole, allowed)
+    vote = decode_value(np.stack([whole[0], classify_all(masks[1:], _cut_bank())[0]]), allowed)
+    conf = glyph_confidence(vote)
     if vote is None or plain is None or vote.value != plain.value or conf < ACCEPT:
         return None
     return CardReading(kind=CardKind.WALK, face=Face.FRONT, value=vote.value, confidence=conf,

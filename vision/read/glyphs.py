@@ -68,7 +68,7 @@ def normalise(mask: np.ndarray) -> tuple[np.ndarray, float]:
     return (vec / norm if norm > 0 else vec), aspect
 
 
-def _render_digit(font_name: str, digit: int, size: int = 72) -> np.ndarray:
+def render_digit(font_name: str, digit: int, size: int = 72) -> np.ndarray:
     """A binary mask of one digit drawn in ``font_name`` (ink 255)."""
     font = ImageFont.truetype(FONT_DIR + font_name, size)
     img = Image.new("L", (size * 2, size * 2), 0)
@@ -109,7 +109,7 @@ def template_rows(masks: Iterable[tuple[int, np.ndarray]]) -> tuple[np.ndarray, 
 @lru_cache(maxsize=1)
 def digit_bank() -> GlyphBank:
     """The shared bank of digit templates (built on first use)."""
-    return GlyphBank(*template_rows((digit, _render_digit(font_name, digit))
+    return GlyphBank(*template_rows((digit, render_digit(font_name, digit))
                                     for font_name in FONTS for digit in range(10)))
 
 

@@ -294,7 +294,7 @@ def _ones_alike(a: _Analysis, blobs: list[Blob], digits: str) -> bool:
     return float(v1 @ v2) >= ONES_ALIKE and 1 / ONES_ASPECT <= ratio <= ONES_ASPECT
 
 
-def _decode(scores: np.ndarray, allowed: list[int]) -> ValueVote | None:
+def decode_value(scores: np.ndarray, allowed: list[int]) -> ValueVote | None:
     """Best number among ``allowed`` whose digits fill all glyph rows of ``scores`` (one per digit)."""
     n = scores.shape[0]
     cands = [v for v in allowed if len(str(v)) == n]
@@ -311,7 +311,7 @@ def _decode(scores: np.ndarray, allowed: list[int]) -> ValueVote | None:
     return ValueVote(cands[int(order[0])], best, best - second)
 
 
-def _glyph_conf(vote: ValueVote | None) -> float:
+def glyph_confidence(vote: ValueVote | None) -> float:
     """Confidence in [0, 1] of a decoded number from its template score and margin."""
     if vote is None:
         return 0.0
@@ -361,14 +361,14 @@ def _end(a: _Analysis, turned: bool, deck: Deck, kinds: frozenset[CardKind]) -> 
         nonlocal fragments
         originals = [by_label[g.label] for g in line]
         scores = classify_all(_masks(a, originals, turned))
-        vote = _decode(scores, allowed)
+        vote = decode_value(scores, allowed)
         if vote is None:
             return None
         refused = not _ones_alike(a, originals, str(vote.value))  # one of two 1s is a wider digit's stem
         if not refused:
             faint = _faint_masks(a, originals, turned, scores)
             if faint is not None:
-                again = _decode(classify_all(faint), allowed)
+                again = decode_value(classify_all(faint), allowed)
                 refused = again is None or again.value != vote.value  # thin strokes lost changed the digit
         if refused:
             fragments = True
@@ -963,10 +963,10 @@ def _read_date(a: _Analysis, year_line: tuple[Blob, ...], turned: bool, year: in
     if not (1 <= len(groups[0]) <= 2) or not (1 <= len(groups[1]) <= 2):
         return None, 0.3
     scores = [classify_all(_masks(a, [by_label[g.label] for g in grp], turned)) for grp in groups]
-    day = _decode(scores[0], list(range(1, 32)))
-    month = _decode(scores[1], list(range(1, 13)))
-    yv = _decode(scores[2], [year])
-    conf = min(_glyph_conf(day), _glyph_conf(month), float(np.clip((yv.score - 0.45) / 0.3, 0, 1)) if yv else 0.0)
+    day = decode_value(scores[0], list(range(1, 32)))
+    month = decode_value(scores[1], list(range(1, 13)))
+    yv = decode_value(scores[2], [year])
+    conf = min(glyph_confidence(day), glyph_confidence(month), float(np.clip((yv.score - 0.45) / 0.3, 0, 1)) if yv else 0.0)
     if day is None or month is None or conf < ACCEPT:
         return None, conf
     try:
@@ -991,14 +991,14 @@ def _vote_corner(top: _EndFindings, bottom: _EndFindings) -> tuple[ValueVote | N
     if len(votes) == 2:
         if votes[0].value == votes[1].value:
             best = max(votes, key=lambda v: v.score)
-            conf = 1 - (1 - _glyph_conf(votes[0])) * (1 - _glyph_conf(votes[1]))
+            conf = 1 - (1 - glyph_confidence(votes[0])) * (1 - glyph_confidence(votes[1]))
             return best, conf
         longer, shorter = sorted(votes, key=lambda v: len(str(v.value)), reverse=True)
         if len(str(longer.value)) > len(str(shorter.value)) and str(shorter.value) in str(longer.value):
             # one end lost a glyph (glare, a finger, the border): the fuller reading stands alone
-            return longer, float(np.clip((_glyph_conf(longer) - 0.3) / 0.7, 0.0, 1.0))
-        return max(votes, key=_glyph_conf), 0.0  # the two printed indices disagree: never read
-    return votes[0], float(np.clip((_glyph_conf(votes[0]) - 0.3) / 0.7, 0.0, 1.0))
+            return longer, float(np.clip((glyph_confidence(longer) - 0.3) / 0.7, 0.0, 1.0))
+        return max(votes, key=glyph_confidence), 0.0  # the two printed indices disagree: never read
+    return votes[0], float(np.clip((glyph_confidence(votes[0]) - 0.3) / 0.7, 0.0, 1.0))
 
 
 def _up_score(a: _Analysis, blister_y: float | None, walk: bool = True) -> float:
@@ -1137,11 +1137,11 @@ def read_card(card: np.ndarray, deck: Deck = Deck()) -> CardReading:
     # Valais date side: a 4-digit year, read at one end only.
     for end, turned in ((top, False), (bottom, True)):
         if end.year is not None:
-            yconf = _glyph_conf(end.year) * gate
+            yconf = glyph_confidence(end.year) * gate
             date, dconf = _read_date(a, end.year_line, turned, end.year.value)
             cd = date if date is not None else CardDate(end.year.value)
             other = bottom if end is top else top
-            orient = 1.0 if other.year is None or _glyph_conf(other.year) < 0.2 else 0.5
+            orient = 1.0 if other.year is None or glyph_confidence(other.year) < 0.2 else 0.5
             candidates.append(CardReading(
                 kind=CardKind.TIMELINE, face=Face.DATE, flipped=turned, date=cd, confidence=yconf * orient,
                 field_confidences=FieldConfidences(kind=yconf, date=yconf * (dconf if date else 1.0)),
@@ -1149,7 +1149,7 @@ def read_card(card: np.ndarray, deck: Deck = Deck()) -> CardReading:
     # Via Appia income card: a digit in each half, on the left.
     for end, turned in ((top, False), (bottom, True)):
         if end.income_top is not None and end.income_bottom is not None:
-            c1, c2 = _glyph_conf(end.income_top), _glyph_conf(end.income_bottom)
+            c1, c2 = glyph_confidence(end.income_top), glyph_confidence(end.income_bottom)
             conf = min(c1, c2) * gate
             keep_s, keep_c, vconf = _income_check(a, turned, end.income_top.value, end.income_bottom.value,
                                                   min(c1, c2), conf)
@@ -1183,7 +1183,7 @@ def read_card(card: np.ndarray, deck: Deck = Deck()) -> CardReading:
     # START: a lone "0" centred near the top.
     for end, turned in ((top, False), (bottom, True)):
         if end.start_zero is not None and end.corner is None:
-            zconf = _glyph_conf(end.start_zero)
+            zconf = glyph_confidence(end.start_zero)
             nblisters, bconf = count_blisters_in_row(a, CardKind.START, turned)
             if nblisters == 0 and by is not None:
                 bconf = min(bconf, 0.4)  # plaster colour elsewhere on the card
