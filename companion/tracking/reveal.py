@@ -11,9 +11,10 @@ names the hand once each of its cards was read sure on a few of them, never two 
 row read whole and sure with another number of cards than the companion counted (a move it
 missed or gave to another player) is named too, after more readings agree; :class:`RevealedHand`
 then says what was counted, and the caller applies a
-:class:`companion.games.gladiola.Recount` before revealing it. Only the last hand: while other
-players are still to show theirs, the count is what tells one player's row from the next one's
-(a row whose reading was missed would otherwise give the next player's cards to it).
+:class:`companion.games.gladiola.Recount` before revealing it. Only the last hand, or a hand
+whose row the player's own arm laid: while other players are still to show theirs, the count or
+the arm is what tells one player's row from the next one's (a row whose reading was missed would
+otherwise give the next player's cards to it).
 """
 
 from __future__ import annotations
@@ -212,18 +213,21 @@ class HandWatch:
             revealed: Sequence[Sequence[str] | None], laid_by: int | None = None) -> RevealedHand | None:
         """``laid_by``: the player whose arm laid the row, when their place at the table tells:
         their hand is watched instead of the next one in seat order (a hand the camera could not
-        read no longer holds back everyone after it)."""
+        read no longer holds back everyone after it), and a row of theirs read whole overrules
+        their count as for the last hand."""
         counts = tuple(getattr(view, "hand_counts", ()))
         player = next_player(counts, revealed)
-        if (laid_by is not None and 0 <= laid_by < len(counts) and counts[laid_by] > 0
-                and (laid_by >= len(revealed) or revealed[laid_by] is None)):
+        by_arm = (laid_by is not None and 0 <= laid_by < len(counts) and counts[laid_by] > 0
+                  and (laid_by >= len(revealed) or revealed[laid_by] is None))
+        if by_arm:
             player = laid_by
         if player is None or not getattr(view, "over", False):
             self._track, self._claim = None, None
             return None
         on_table = view.on_table() if hasattr(view, "on_table") else frozenset()
         taken = frozenset(on_table) | {c for h in revealed if h is not None for c in h}
-        last = sum(1 for p, n in enumerate(counts) if n > 0 and (p >= len(revealed) or revealed[p] is None)) == 1
+        # a row of another size than counted is taken for the last hand, or from the player's own arm
+        last = by_arm or sum(1 for p, n in enumerate(counts) if n > 0 and (p >= len(revealed) or revealed[p] is None)) == 1
         exact: list[tuple[object, list[tuple[str, ...] | None]]] = []
         other: list[tuple[object, list[tuple[str, ...] | None]]] = []
         for hand in hands:

@@ -8,7 +8,7 @@ import pytest
 
 from companion.errors import CompanionError
 from companion.games.gladiola import load_deck
-from companion.tracking.reveal import HandWatch, RevealedHand, hand_ids, next_player
+from companion.tracking.reveal import RECOUNT_AGREE, HandWatch, RevealedHand, hand_ids, next_player
 from vision.hand import HandCard, ShownHand
 from vision.types import CardKind, Quad
 
@@ -229,3 +229,17 @@ def test_the_arm_that_laid_the_row_names_whose_hand_it_is():
     other = row(card(CardKind.WALK, 31), card(CardKind.WALK, 36))
     assert all(watch.see([other], View((3, 2, 2)), revealed, laid_by=1) is None for _ in range(4))
     assert watch.see([other], View((3, 0, 2)), [None, None, None], laid_by=1) is None
+
+
+def test_a_row_laid_by_the_players_own_arm_overrules_their_count():
+    # Player 0 was counted 3 cards but shows 2, with two more hands still to come: from the
+    # seat order alone the row is not taken; laid by player 0's arm it is, after more readings.
+    shown = row(card(CardKind.WALK, 17), card(CardKind.WALK, 23))
+    view = View((3, 2, 2))
+    watch = HandWatch(DECK)
+    assert all(watch.see([shown], view, [None, None, None]) is None for _ in range(8))
+    watch = HandWatch(DECK)
+    named = [watch.see([shown], view, [None, None, None], laid_by=0) for _ in range(RECOUNT_AGREE)]
+    assert named[:-1] == [None] * (RECOUNT_AGREE - 1) and named[-1] is not None
+    assert (named[-1].player, named[-1].cards, named[-1].counted) == (0, ("W17", "W23"), 3)
+    assert named[-1].recounted
