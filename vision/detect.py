@@ -1051,10 +1051,7 @@ def _plausible_shape(quad: np.ndarray, config: DetectConfig) -> bool:
     sides = np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)
     if sides.min() <= 2:
         return False
-    a = (sides[0] + sides[2]) / 2
-    b = (sides[1] + sides[3]) / 2
-    ratio = min(a, b) / max(a, b)
-    if not (config.min_aspect <= ratio <= config.max_aspect):
+    if not (config.min_aspect <= _card_aspect(quad) <= config.max_aspect):
         return False
     # Opposite sides of a card under moderate perspective have similar lengths.
     if min(sides[0], sides[2]) / max(sides[0], sides[2]) < 0.6:
