@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from companion.errors import CompanionError
 from companion.games.gladiola import Card, CardKind, Deck
+from vision.types import Quad
 
 AGREE = 3
 """How many calm frames a row must be seen on before its hand is named (each card's sure reading
@@ -110,12 +111,9 @@ def _place(hand: object) -> tuple[tuple[float, float], float] | None:
     """A row's centre in image pixels and how far it may move and still be the same row (a
     quarter of its short side, a card's height), or None without a quad."""
     quad = getattr(hand, "quad", None)
-    corners = getattr(quad, "corners", None)
-    if not corners or len(corners) != 4:
+    if not isinstance(quad, Quad):
         return None
-    xs, ys = [float(c[0]) for c in corners], [float(c[1]) for c in corners]
-    sides = [((xs[k] - xs[k - 1]) ** 2 + (ys[k] - ys[k - 1]) ** 2) ** 0.5 for k in range(4)]
-    return (sum(xs) / 4, sum(ys) / 4), PLACE_REACH * min(sides)
+    return quad.centroid, PLACE_REACH * min(quad.side_lengths())
 
 
 PLACE_REACH = 0.25
