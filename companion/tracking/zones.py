@@ -25,6 +25,7 @@ ROW_END_REACH = 2.0  # and this many card sizes beyond the first and last card
 ROW_CARD_REACH = 1.5  # and (convex hull) each card of the row grown by this factor round its centre
 ROW_STEP_REACH = 2.0  # a step this many card sizes long along a Valais row ends its line
 ROW_STEP_SLOPE = 2.0  # and so does a step this many times longer across the row than along it
+ROW_STEP_BACK = 0.5  # and so does a step going back along the row by more than this many card sizes
 ROW_LINE_GAP = 1.1  # a line of the row starts among the cards left within this many card sizes of the topmost
 DISPLAY_MARGIN = 0.6  # the income display: bounding box of its cards plus this many card sizes
 
@@ -212,7 +213,8 @@ def order_along_row(points: Sequence[Point], size: float | None = None) -> list[
     nearest point not yet taken. Given the card ``size``, a row that goes on in a second line
     (the table was too short) is read like text: a line ends where the nearest card left lies
     more than ``ROW_STEP_REACH`` card sizes away or ``ROW_STEP_SLOPE`` times more across the row
-    than along it (a bent row's end steps across a little), and the
+    than along it (a bent row's end steps across a little) or goes back along the row by more
+    than ``ROW_STEP_BACK`` card sizes (the next line's end, bent up close under this one's), and the
     next line starts at the leftmost card of the topmost cards left (within ``ROW_LINE_GAP``
     card sizes across). Reverse the result for a row read right to left.
     """
@@ -242,8 +244,9 @@ def order_along_row(points: Sequence[Point], size: float | None = None) -> list[
         while left:
             last = points[order[-1]]
             nxt = min(left, key=lambda i: (math.dist(last, points[i]), along[i]))
-            if size is not None and not _row_step(last, points[nxt], (dx, dy), size):
-                break  # the line ends (a gap, or the next card lies in the line below)
+            if size is not None and (not _row_step(last, points[nxt], (dx, dy), size)
+                                     or along[nxt] < along[order[-1]] - ROW_STEP_BACK * size):
+                break  # the line ends (a gap, or the next card lies in the line below, maybe behind)
             order.append(nxt)
             left.remove(nxt)
     first, final = points[order[0]], points[order[-1]]

@@ -61,6 +61,16 @@ def test_order_along_row_reads_a_close_second_line_from_its_start():
     assert order_along_row(gapped, 90.0) == list(range(8))
 
 
+def test_a_second_line_bent_up_under_the_first_lines_end_is_read_from_its_start():
+    # Filmed (Valais 110, frame 4508): the first line arches down to its right end; the second
+    # line bends up towards the right, its right end card nearer the first line's last card
+    # than any other: the walk must not step back along the row onto it.
+    first = [(253, 306), (359, 261), (466, 227), (584, 198), (706, 174), (826, 169), (944, 175), (1065, 184)]
+    second = [(299, 475), (399, 436), (506, 406), (617, 377), (730, 355), (849, 354), (958, 353)]
+    points = first + second[::-1]
+    assert order_along_row(points, 119.0) == list(range(8)) + [14, 13, 12, 11, 10, 9, 8]
+
+
 def test_row_zone_holds_the_row_and_its_ends_but_not_far_cards():
     quads = [card_quad(400 + 80 * k, 300) for k in range(4)]
     zone = row_zone(quads)
