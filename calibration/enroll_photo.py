@@ -5,8 +5,10 @@ plain background that contrasts with the card. :func:`plain_background_quad` sep
 from the background by colour (the background colour is taken from the image border), fits a
 straight line to each side of the outline (so rounded corners do not pull the corners inwards)
 and intersects them. :func:`choose_quad` reconciles that outline with quads from a general card
-detector: a detector can mistake a large printed digit for a card, so a detector quad is only
-used when it agrees with the outline or when no outline was found and it is large enough.
+detector: an outline whose sides were fitted is used as it is (its corners lie within a few
+pixels of the card's); a detector can mistake a large printed digit for a card, so a detector
+quad is only used when it agrees with a rough outline (sides that could not be fitted) or when
+no outline was found and it is large enough.
 
 This module uses OpenCV only (no ``vision`` import: ``vision`` may import ``calibration``).
 """
@@ -59,6 +61,20 @@ def _area(quad: np.ndarray) -> float:
     return float(abs(cv2.contourArea(quad.astype(np.float32))))
 
 
+def densify(polygon: np.ndarray, step: float = 1.0) -> np.ndarray:
+    """Points every ``step`` pixels along the closed ``polygon`` (N x 2 or N x 1 x 2).
+
+    A convex hull keeps only its vertices, so a card's straight side is two points far apart;
+    the side lines are fitted to points along the whole side.
+    """
+    pts = np.asarray(polygon, np.float64).reshape(-1, 2)
+    out = []
+    for a, b in zip(pts, np.roll(pts, -1, axis=0)):
+        n = max(1, int(np.ceil(float(np.linalg.norm(b - a)) / step)))
+        out.append(a + (b - a) * (np.arange(n)[:, None] / n))
+    return np.concatenate(out)
+
+
 def _side_lines(contour: np.ndarray, corners: np.ndarray) -> np.ndarray | None:
     """Refine 4 rough corners by fitting a line to the middle part of each side of ``contour``."""
     pts = contour.reshape(-1, 2).astype(np.float64)
@@ -95,15 +111,21 @@ WORK_SIDE = 640
 
 def plain_background_quad(photo: np.ndarray) -> np.ndarray | None:
     """The outline (4 corners, upright order) of the one card on a plain background, or None."""
+    return _fitted_outline(photo)[0]
+
+
+def _fitted_outline(photo: np.ndarray) -> tuple[np.ndarray | None, bool]:
+    """:func:`plain_background_quad`, and whether its corners come from lines fitted to the sides
+    (else from a rough polygon around the outline, whose corners cut into rounded card corners)."""
     scale = min(1.0, WORK_SIDE / max(photo.shape[:2]))
     if scale < 1.0:
         small = cv2.resize(photo, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-        quad = _outline(small)
-        return None if quad is None else (quad + 0.5) / scale - 0.5
+        quad, fitted = _outline(small)
+        return (None if quad is None else (quad + 0.5) / scale - 0.5), fitted
     return _outline(photo)
 
 
-def _outline(photo: np.ndarray) -> np.ndarray | None:
+def _outline(photo: np.ndarray) -> tuple[np.ndarray | None, bool]:
     h, w = photo.shape[:2]
     lab = cv2.cvtColor(cv2.GaussianBlur(photo, (0, 0), 1.5), cv2.COLOR_BGR2LAB).astype(np.float32)
     # The background is modelled as a smooth (quadratic) colour surface fitted to the image's
@@ -139,21 +161,21 @@ def _outline(photo: np.ndarray) -> np.ndarray | None:
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel)
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     if not contours:
-        return None
+        return None, False
     # A card with light parts may fall apart into several pieces: take the convex hull of every
     # sizeable piece (the card is convex) and require it to be nearly a rectangle.
     pieces = [c for c in contours if cv2.contourArea(c) >= 0.002 * h * w]
     if not pieces:
-        return None
+        return None, False
     contour = np.concatenate(pieces)
     hull = cv2.convexHull(contour)
     area = cv2.contourArea(hull)
     if not MIN_AREA * h * w <= area <= 0.95 * h * w:
-        return None
+        return None, False
     (_, (rw, rh), _) = cv2.minAreaRect(hull)
     if area < 0.9 * rw * rh:
-        return None  # not a rectangle: not a lone card
-    contour = hull
+        return None, False  # not a rectangle: not a lone card
+    contour = densify(hull)
     perimeter = cv2.arcLength(hull, True)
     rough = None
     for eps in (0.01, 0.02, 0.03, 0.05):
@@ -166,12 +188,12 @@ def _outline(photo: np.ndarray) -> np.ndarray | None:
     rough = order_upright(rough)
     refined = _side_lines(contour, rough)
     size = float(np.linalg.norm(rough[0] - rough[3]))
-    quad = rough
+    quad, fitted = rough, False
     if refined is not None and float(np.abs(order_upright(refined) - rough).max()) <= 0.05 * size:
-        quad = order_upright(refined)
+        quad, fitted = order_upright(refined), True
     if not ASPECT[0] <= _aspect(quad) <= ASPECT[1]:
-        return None
-    return quad
+        return None, False
+    return quad, fitted
 
 
 def choose_quad(photo: np.ndarray, detected: Sequence[np.ndarray] = ()) -> np.ndarray:
@@ -180,7 +202,9 @@ def choose_quad(photo: np.ndarray, detected: Sequence[np.ndarray] = ()) -> np.nd
     A CalibrationError when neither the outline nor a plausible detection is found.
     """
     h, w = photo.shape[:2]
-    outline = plain_background_quad(photo)
+    outline, fitted = _fitted_outline(photo)
+    if fitted:
+        return outline  # lines fitted to the card's sides: closer than any detector's corners
     plausible = [order_upright(q) for q in detected
                  if ASPECT[0] <= _aspect(order_upright(q)) <= ASPECT[1] and _area(np.asarray(q, np.float64)) >= MIN_AREA * h * w]
     if outline is not None:
