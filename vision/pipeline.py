@@ -43,7 +43,8 @@ class PipelineConfig:
     ``reuse_diff``: when no pixel of an eighth-size gray copy of the frame changed by more than
     this many gray levels since the last frame, that frame's detections are used again (a still
     table costs no detection; 0 turns this off);
-    ``recheck_frames``: an unsure reading (a card flagged partly hidden, or read as nothing) is
+    ``recheck_frames``: an unsure reading (a card flagged partly hidden, read as nothing, or read
+    below ``SURE_CONFIDENCE``) is
     taken from the cache, and a frame with one reuses the last detections, for at most this
     many frames; then the frame is detected and the card read afresh (a camera's noise differs
     from frame to frame, and a pile's top card whose outline merged with the cards below may
@@ -86,6 +87,9 @@ class _Cached:
 
 
 THUMB_W, THUMB_H = 24, 36
+SURE_CONFIDENCE = 0.5
+"""A reading below this confidence is unsure: read again after ``recheck_frames`` like an unread card
+(a card read while a shadow or a passing hand still blurred it keeps its doubtful reading otherwise)."""
 
 
 def _thumb(image: np.ndarray, quad: Quad) -> np.ndarray:
@@ -186,7 +190,8 @@ class CardReader:
             crops.append(crop)
         if self.config.tesseract:
             self._fallback(readings, crops, detections, second_look)
-        sure = [r is not None and r.kind is not CardKind.UNKNOWN and det.visible for r, det in zip(readings, detections)]
+        sure = [r is not None and r.kind is not CardKind.UNKNOWN and r.confidence >= SURE_CONFIDENCE and det.visible
+                for r, det in zip(readings, detections)]
         self._unsure = not all(sure)
         for k, corners, thumb in fresh:
             self._store(_Cached(corners, thumb, readings[k], self._frame, sure[k]))  # type: ignore[arg-type]

@@ -145,6 +145,25 @@ def test_an_unsure_card_is_detected_and_read_afresh_every_few_frames(monkeypatch
         assert all(r == results[0] for r in results)
 
 
+def test_a_card_read_below_the_sure_confidence_is_read_again(monkeypatch) -> None:
+    # A card read while a shadow still lay on it got a doubtful reading (film 110: a 1885 at
+    # 0.38, under the tracker's voting line): it is read again every few frames, not kept.
+    import vision.pipeline as pipeline
+    from dataclasses import replace
+
+    scene = render_scene(11, Game.GLADIOLA, SceneConfig(resolution=(960, 540), degrade=False,
+                                                        layout=LayoutKind.SCATTERED, hands=0))
+    walk = next(c for c in scene.truth.cards if c.visible_fraction > 0.97 and c.spec.kind.value == "walk")
+    monkeypatch.setattr(pipeline, "detect_cards", lambda image, config: [Detection(Quad.from_array(walk.corners), 1.0)])
+    real = pipeline.read_card
+    confidences = iter([0.38] + [0.9] * 10)
+    monkeypatch.setattr(pipeline, "read_card", lambda crop, deck: replace(real(crop, deck), confidence=next(confidences)))
+    reader = CardReader(PipelineConfig(deck=Deck.for_game("gladiola"), tesseract=False, recheck_frames=3))
+    seen = [reader.read_frame(scene.image).observations[0].confidence for _ in range(7)]
+    assert seen == [0.38, 0.38, 0.38, 0.9, 0.9, 0.9, 0.9]
+    assert reader.reads == 2
+
+
 def test_a_second_look_at_an_unread_card_calls_no_tesseract(monkeypatch) -> None:
     # An outline on bare table reads as nothing: the first reading asks Tesseract, the second
     # looks every few frames use the in-process readers only.
