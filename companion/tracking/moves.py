@@ -541,9 +541,6 @@ class ValaisMoves:
             row, dates, pairs = row[::-1], dates[::-1], backwards
         for i, j in pairs:
             self._where[self._timeline[j].card_id] = row[i].quad
-        lying = [self._where[seen.card_id] for seen in self._timeline if seen.card_id in self._where]
-        if lying:
-            self._zones = Zones((row_zone(lying),))
         unseen = list(self._wrong)  # judged wrong, not (yet) seen lying in the row
         ids = [seen.card_id for seen in self._timeline]
         notes: list[str] = []
@@ -559,7 +556,7 @@ class ValaisMoves:
                 else:
                     extras.append(i)
             missing = list(accepted[j0 + 1:j1])
-            fresh = []
+            fresh, misread = [], set()
             for i in extras:
                 like = next((d for d in missing if _resembles(dates[i], d)), None)  # type: ignore[arg-type]
                 if like is None and self._used_up(dates[i]):  # type: ignore[arg-type]
@@ -569,14 +566,20 @@ class ValaisMoves:
                 if like is None:
                     fresh.append(i)
                     continue
+                self._where[self._timeline[j0 + 1 + accepted[j0 + 1:j1].index(like)].card_id] = row[i].quad
                 missing.remove(like)
+                misread.add(i)
                 self._tell(notes, f"a timeline card reads {dates[i]} where the row holds {like}")
             if fresh and placed is None:
-                before = sum(1 for i in range(i0 + 1, fresh[0]) if dates[i] is None)
+                # the accepted cards lying before the new one in this stretch: unread, or misread
+                before = sum(1 for i in range(i0 + 1, fresh[0]) if dates[i] is None or i in misread)
                 placed = (fresh[0], j0 + 1 + min(before, j1 - j0 - 1))
             elif missing and not extras and not unread:
                 gone.extend(range(j0 + 1, j1))
         gone = [j for j in gone if not self._moved_off_row(self._timeline[j], row, cards)]
+        lying = [self._where[seen.card_id] for seen in self._timeline if seen.card_id in self._where]
+        if lying:  # the zone round the accepted cards where they lie (read right, or misread)
+            self._zones = Zones((row_zone(lying),))
         for wrong in set(self._wrong):
             looks = self._unseen.get(wrong, 0) + 1 if wrong in unseen else 0
             self._unseen[wrong] = looks

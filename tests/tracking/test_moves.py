@@ -577,6 +577,25 @@ def test_valais_a_full_date_read_as_its_year_alone_is_no_new_card():
     assert any("reads 1988 where the row holds 1988-02-17" in n.message for n in tracker.notices())
 
 
+def test_valais_a_card_put_after_a_misread_one_is_judged_after_it():
+    # 1988-02-17 lies at the row's end, read as its year alone (as film 110 read a 1904-11-17);
+    # a 1990 is put after it: the misread card still stands for its accepted card, so the new
+    # card is judged at the end of the row (right), not before the 1988-02-17 (wrong).
+    catalogue = valais.load_catalogue()
+    film = Film(seed=23)
+    row = centred_row(["1816", "1920", "1988"])
+    film.still(row, 20)
+    longer = row + [timeline(row[2].x + 125, "1990")]
+    film.lay(row, longer[3])
+    film.still(longer, 25)
+    observer = valais.Observer.start(2, 0, first_card=5, catalogue=catalogue)
+    for position, card_id in ((1, 109), (2, 164)):
+        assert observer.apply(valais.PlaceSeen(catalogue.card(card_id).seen(), position)).legal
+    moves, verdicts = play(Tracker("valais", data=catalogue), film, observer)
+    assert [(m.action.card.date.year, m.action.position) for _, m in moves] == [(1990, 3)]
+    assert "correct" in verdicts[0].messages[0]
+
+
 def test_valais_a_wrong_card_whose_neighbour_goes_unread_is_not_judged_again():
     catalogue = valais.load_catalogue()
     film = Film(seed=16)
