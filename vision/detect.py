@@ -6,7 +6,9 @@ with ``cv2.dnn`` labels every pixel of a 480x368 copy of the frame as table, car
 card outline; each connected interior region is one card. Its convex hull is reduced to a quad,
 and the corners of cards in full view are refined on the full-resolution image as below (step
 4; a pile's top card seen closer whose outline runs on over the card below, longer than a card,
-is cut back to the straight edge of its own across that outline). A region that fills its quad
+is cut back to the straight edge of its own across that outline; so is a partly hidden piece
+the closer look, below, did not resolve; a closer look that cut a card off is taken again,
+wider). A region that fills its quad
 poorly, or fills it without a card's shape (the seen strip of a card in a hand), is a partly
 hidden card: when it is cut short along one axis it is completed to the typical card size,
 under the card lying on it (in a hand, the direction spreads from the card on top down the row)
@@ -348,7 +350,7 @@ def _detect_segmented(
             refined, support = _refine(gray_full, full, band, config)
             if refined is not None:
                 full, support = _mend_corner(gray_full, refined, support, band, config)
-                if piece.closer:  # a pile's top card, say
+                if piece.closer or occluded:  # a pile's top card seen with the card below, say
                     full, support = _mend_side(gray_full, full, support, band, config)
         conf = piece.score * (0.6 + 0.4 * min(1.0, support / max(config.min_edge_support, 1e-6)))
         if occluded:
@@ -463,6 +465,14 @@ def _moved(piece: _Piece, scale: float, offset: np.ndarray) -> _Piece:
     return _Piece(piece.quad * scale + offset, piece.fill, piece.score, rect)
 
 
+ZOOM_WIDER = 2.5
+"""When a closer look at a partly hidden piece finds no whole card but a region running into the
+edge of the part looked at (not the frame's), the part is grown by this many times
+``seg_zoom_margin`` and looked at again: a card split by its own print in the whole-frame maps (a
+row of blisters seen as an edge) leaves a piece whose box holds only part of the card. (A piece
+that looks whole is not looked at wider: the wider look takes in the cards beside a pile's top.)"""
+
+
 def _zoom_piece(
     frame: np.ndarray, segmenter: CardSegmenter, piece: _Piece, factor: float, config: DetectConfig,
     min_whole: int = 1,
@@ -472,22 +482,35 @@ def _zoom_piece(
     In the whole-frame maps the edge between a pile's top card and the cards peeking out below
     it, between the cards of a fan, or between two cards touching, is a pixel or two wide and
     often lost, so they come out as one region. Here the piece's box (grown by ``seg_zoom_margin``) is scaled to ``seg_zoom``
-    times the whole-frame scale (at most the frame's own) and segmented alone. Returns the
-    pieces found there, in the whole-frame map's pixels, when at least ``min_whole`` of them are
-    whole cards; otherwise nothing (the coarse piece stands)."""
+    times the whole-frame scale (at most the frame's own) and segmented alone (once more with a
+    wider box, see ``ZOOM_WIDER``). Returns the pieces found there, in the whole-frame map's
+    pixels, when at least ``min_whole`` of them are whole cards; otherwise nothing (the coarse
+    piece stands)."""
+    out, n_whole, cut = _look_closer(frame, segmenter, piece, factor, config, config.seg_zoom_margin)
+    if n_whole < min_whole and cut and piece.fill < config.seg_visible_fill:
+        out, n_whole, _ = _look_closer(frame, segmenter, piece, factor, config, ZOOM_WIDER * config.seg_zoom_margin)
+    return out if n_whole >= min_whole else []
+
+
+def _look_closer(
+    frame: np.ndarray, segmenter: CardSegmenter, piece: _Piece, factor: float, config: DetectConfig, margin: float,
+) -> tuple[list[_Piece], int, bool]:
+    """One closer look (see :func:`_zoom_piece`) at the piece's box grown by ``margin`` of its
+    longer side: the pieces found, how many are whole cards, and whether a piece not whole runs
+    into an edge of the box that lies inside the frame."""
     fine = min(1.0, config.seg_zoom * factor)
     if fine < 1.2 * factor:
-        return []
+        return [], 0, False
     height, width = frame.shape[:2]
     x0, y0 = piece.quad.min(axis=0)
     x1, y1 = piece.quad.max(axis=0)
-    grow = config.seg_zoom_margin * max(x1 - x0, y1 - y0)
+    grow = margin * max(x1 - x0, y1 - y0)
     # whole-frame map pixels -> frame pixels, clipped to the frame
     fx0, fy0 = max(0, int(((x0 - grow) + 0.5) / factor)), max(0, int(((y0 - grow) + 0.5) / factor))
     fx1 = min(width, int(math.ceil(((x1 + grow) + 0.5) / factor)))
     fy1 = min(height, int(math.ceil(((y1 + grow) + 0.5) / factor)))
     if fx1 - fx0 < 8 or fy1 - fy0 < 8:
-        return []
+        return [], 0, False
     cw, ch = round((fx1 - fx0) * fine), round((fy1 - fy0) * fine)
     canvas = np.zeros((-(-ch // 16) * 16, -(-cw // 16) * 16, 3), np.uint8)
     canvas[:ch, :cw] = cv2.resize(frame[fy0:fy1, fx0:fx1], (cw, ch), interpolation=cv2.INTER_AREA)
@@ -497,7 +520,9 @@ def _zoom_piece(
     offset = np.array([fx0 * factor, fy0 * factor]) + 0.5 * scale - 0.5
     out: list[_Piece] = []
     n_whole = 0
+    cut = False
     crop_area = float(cw * ch)
+    inner = (fx0 > 0, fy0 > 0, fx1 < width, fy1 < height)  # the box's left, top, right, bottom edges
     for region in card_regions(maps):
         if region.score < config.seg_min_score or region.area < 0.02 * crop_area:
             continue
@@ -505,8 +530,12 @@ def _zoom_piece(
         whole = (local.fill >= config.seg_visible_fill and _plausible_shape(local.quad, config)
                  and not _touches_border(local.quad, cw, ch, 1.5))
         n_whole += int(whole)
+        if not whole:
+            q = local.quad
+            cut = cut or any(edge and hit for edge, hit in zip(
+                inner, ((q[:, 0] < 1.5).any(), (q[:, 1] < 1.5).any(), (q[:, 0] > cw - 2.5).any(), (q[:, 1] > ch - 2.5).any())))
         out.append(replace(_moved(local, scale, offset), closer=True))
-    return out if n_whole >= min_whole else []
+    return out, n_whole, cut
 
 
 def _grow(quad: np.ndarray, distance: float) -> np.ndarray:

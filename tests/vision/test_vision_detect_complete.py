@@ -8,6 +8,7 @@ card's size, keep ``visible=False``, and are then scored against the whole card'
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -200,3 +201,79 @@ def test_a_pile_tops_quad_running_on_over_the_card_below_is_cut_back_to_a_card()
     cv2.polylines(long, [merged.astype(np.int32)], True, 40, 2)
     kept, _ = _mend_side(cv2.GaussianBlur(long, (3, 3), 0), merged, 0.8, 3.0, DetectConfig())
     assert np.array_equal(kept, merged)
+
+
+class _BlueSegmenter:
+    """A stand-in for the segmentation network: it takes the blue channel's light pixels for card
+    interior (at any scale), so a test draws in blue what the network sees and in green and red
+    the cards' true edges (most of the gray image the corners are refined on)."""
+
+    def maps_of_canvas(self, canvas: np.ndarray, used: tuple[int, int]):
+        from vision.segment import CardMaps
+
+        h, w = used
+        blue = canvas[:h, :w, 0]
+        return CardMaps((blue > 150).astype(np.float32) * 0.95, np.zeros((h, w), np.float32), 1.0)
+
+
+def _card_at(cx: float, cy: float, angle: float = 0.0, w: float = 100.0, h: float = 150.0) -> np.ndarray:
+    """The corners (clockwise from top-left) of a w x h card centred at (cx, cy), turned ``angle`` degrees."""
+    a = math.radians(angle)
+    across, down = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
+    centre = np.array([cx, cy])
+    return np.array([centre + sx * across * w / 2 + sy * down * h / 2 for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1))])
+
+
+def _scene(cards: list[np.ndarray], seen: list[np.ndarray]) -> np.ndarray:
+    """A 1280 x 720 frame: ``cards`` (last on top) light with dark outlines in green and red;
+    the ``seen`` polygons light in blue."""
+    import cv2
+
+    true = np.full((720, 1280), 100, np.uint8)
+    for card in cards:
+        cv2.fillConvexPoly(true, card.round().astype(np.int32), 235)
+        cv2.polylines(true, [card.round().astype(np.int32)], True, 40, 3)
+    blue = np.full((720, 1280), 100, np.uint8)
+    for poly in seen:
+        cv2.fillConvexPoly(blue, poly.round().astype(np.int32), 235)
+    return cv2.GaussianBlur(cv2.merge([blue, true, true]), (3, 3), 0)
+
+
+@pytest.mark.parametrize("angle", [0.0, 3.0])
+def test_a_pile_top_seen_only_with_the_card_below_is_cut_back_to_its_own_edge(angle: float) -> None:
+    # The network sees the pile's top card together with the ends of the card below peeking out
+    # above it, as one piece that fills its outline poorly (partly hidden), closer too. The piece
+    # is cut back onto the top card's own edge, and stays partly hidden.
+    from vision.detect import DetectConfig, _detect_segmented
+    from vision.segment import CardMaps, letterbox
+
+    top = _card_at(550, 325)
+    below = _card_at(550, 290, angle)
+    ends = [np.array([top[0] + [x, -35], top[0] + [x + 10, -35], top[0] + [x + 10, 0], top[0] + [x, 0]]) for x in (0, 90)]
+    image = _scene([below, top], [top] + ends)
+    segmenter = _BlueSegmenter()
+    canvas, factor = letterbox(image)
+    maps = segmenter.maps_of_canvas(canvas, (round(720 * factor), round(1280 * factor)))
+    found = _detect_segmented(image, segmenter, DetectConfig(), CardMaps(maps.interior, maps.boundary, factor))  # type: ignore[arg-type]
+    assert len(found) == 1
+    assert _corner_error(top, found[0].quad.as_array()) < 5.0
+    assert not found[0].visible
+
+
+def test_a_closer_look_that_cuts_the_card_off_looks_again_wider() -> None:
+    # The whole-frame maps split a card at a printed row: its upper piece's box, grown a little,
+    # ends inside the card, whose region then runs into the box's edge. A second, wider look
+    # holds the whole card. A piece that looks whole itself gets no wider look (that would take
+    # in the cards beside a pile's top): without a whole card found closer it stands.
+    from vision.detect import DetectConfig, _zoom_piece
+
+    card = _card_at(550, 325)
+    image = _scene([card], [card])
+    factor = 0.375
+    upper = np.array([card[0], card[1], card[1] + [0, 112], card[0] + [0, 112]])
+    piece = _Piece((upper + 0.5) * factor - 0.5, 0.8, 0.9, ((550 * factor, 300 * factor), (100 * factor, 112 * factor), 0.0))
+    closer = _zoom_piece(image, _BlueSegmenter(), piece, factor, DetectConfig())  # type: ignore[arg-type]
+    whole = [(p.quad + 0.5) / factor - 0.5 for p in closer if p.fill >= 0.9]
+    assert len(whole) == 1 and _corner_error(card, whole[0]) < 3.0
+    looks_whole = replace(piece, fill=0.95)
+    assert _zoom_piece(image, _BlueSegmenter(), looks_whole, factor, DetectConfig()) == []  # type: ignore[arg-type]
