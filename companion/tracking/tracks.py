@@ -18,8 +18,11 @@ How it decides:
   rests (its anchor) or when its confirmed reading changes; a quad that jumps back to where the
   card rested before its last change, showing the same card (or nothing readable), is the
   detector flickering between two outlines of a card at rest (a pile's top card alone or with
-  the edges below it), not a move. It is settled once it has not
-  changed for ``settle_seconds`` of calm table (see below) and has a confirmed reading.
+  the edges below it), not a move; nor is an outline of the same card a few pixels round where it
+  rests or rested before (see ``JITTER_REACH``: the detector outlining a card at rest anew, or the
+  cards of a gladiola fan in turn). It is settled once it
+  has not changed for ``settle_seconds`` of calm table (see below) and has a confirmed reading.
+  Cards settling in the same frame are reported in the order they came to where they lie.
 * **Hands.** The table is *busy* in a frame when the caller says a hand is seen (``hand=True``,
   e.g. from :func:`skin_fraction`), when a card is moving (not an outline never read that has
   jumped about one place for a while), or when at least ``unstable_share``
@@ -54,12 +57,23 @@ GLIMPSE_GAP = 0.3
 """A track's reading giving way to another counts as a glimpse (a card covered by the next one)
 only when the first was not seen for this many seconds before the second was, or when it won
 its vote or was seen on a calm table (a card misread while a hand puts it down is neither)."""
+ARRIVE_REACH = 0.25
+"""A track's move this many card sizes or further brings a card there anew (see ``_Track.arrived``);
+cards settling in the same frame are reported in the order they arrived."""
 TURN_VOTES = 2
 """A track whose last this many votes agree on another card than its reading is not at rest."""
 STAND_IN_IOU = 0.5
 """A settled card missing in a frame while another outline seen there overlaps it this much is
 not gone from view: the same cards outlined another way (two overlapping gladiolas seen now as
 one card, now as the other), so it does not count towards a hand over the table."""
+JITTER_REACH = 0.06
+"""An outline of a card showing the same card (or nothing readable) whose centre lies within this
+many card sizes of where the card rests ..."""
+JITTER_CORNERS = 0.3
+"""... and no corner of which is further than this many card sizes from there is the same card at
+rest outlined anew (the detector runs afresh every few frames and an edge of the card below may
+take a corner a few pixels off), not a move: it neither restarts the card's settle clock nor
+counts towards a hand over the table. A card turned or pushed moves further."""
 WOBBLE_SECONDS = 1.0
 """An outline never read that has been seen this long ..."""
 WOBBLE_REACH = 0.5
@@ -240,6 +254,9 @@ class _Track:
     """``reading`` won its vote in this frame."""
     origin: Quad | None = None
     """Where the track was first seen."""
+    arrived: float = 0.0
+    """When the card the track shows came where it lies: the track's start, its last move further
+    than ``ARRIVE_REACH`` card sizes, or when another card's reading took over its place."""
 
 
 def _same_card(reading: Reading | None, obs: CardObservation) -> bool:
@@ -366,7 +383,7 @@ class CardTracker:
         for oi, obs in enumerate(observations):
             if oi in used_obs:
                 continue
-            track = _Track(self._next_id, obs.quad, obs.quad, now, now, now, origin=obs.quad)
+            track = _Track(self._next_id, obs.quad, obs.quad, now, now, now, origin=obs.quad, arrived=now)
             self._next_id += 1
             self._tracks[track.track_id] = track
             self._observe(track, obs, now)
@@ -378,9 +395,12 @@ class CardTracker:
         track.seen_now = True
         track.last_seen = now
         track.quad = obs.quad
-        if corner_shift(track.anchor, obs.quad) > self._tolerance(track.anchor):
-            back = (track.before is not None and corner_shift(track.before, obs.quad) <= self._tolerance(track.before)
-                    and _same_card(track.reading, obs))
+        if corner_shift(track.anchor, obs.quad) > self._tolerance(track.anchor) and not self._jitter(track, obs):
+            back = (track.before is not None and _same_card(track.reading, obs)
+                    and (corner_shift(track.before, obs.quad) <= self._tolerance(track.before)
+                         or self._near(track.before, obs.quad)))
+            if not back and math.dist(track.anchor.centroid, obs.quad.centroid) >= ARRIVE_REACH * card_size(track.anchor):
+                track.arrived = now
             track.anchor, track.before = (track.before if back else obs.quad), track.anchor  # type: ignore[assignment]
             track.flicker = back
             if not back:
@@ -409,11 +429,24 @@ class CardTracker:
             if track.reading is not None:
                 # the card changed when the new reading started to be seen, not when it won
                 track.last_change = max(track.last_change, since)
+                if track.reading.known and replace(majority, blisters=None) != replace(track.reading, blisters=None):
+                    track.arrived = max(track.arrived, since)
             track.reading = majority
             track.shown_at = now
             track.shown_calm = False
             track.changed_now = True
             track.glimpse_told = False
+
+    def _jitter(self, track: _Track, obs: CardObservation) -> bool:
+        """Whether ``obs`` is the track's card at rest outlined anew (see ``JITTER_REACH``)."""
+        return _same_card(track.reading, obs) and self._near(track.anchor, obs.quad)
+
+    @staticmethod
+    def _near(rest: Quad, quad: Quad) -> bool:
+        """Whether ``quad`` is another outline of a card resting at ``rest`` (see ``JITTER_REACH``)."""
+        size = card_size(rest)
+        return (math.dist(rest.centroid, quad.centroid) <= JITTER_REACH * size
+                and corner_shift(rest, quad) <= JITTER_CORNERS * size)
 
     def _majority(self, track: _Track) -> Reading | None:
         if len(track.votes) < self.config.min_votes:
@@ -480,6 +513,7 @@ class CardTracker:
         cfg = self.config
         assert self._calm_since is not None
         events: list[TableEvent] = []
+        settled: list[tuple[float, int, CardSettled]] = []
         for track in sorted(self._tracks.values(), key=lambda t: t.track_id):
             if not track.seen_now:
                 continue
@@ -496,7 +530,10 @@ class CardTracker:
             evidence = self._agreeing(track, confirmed)
             glimpsed = tuple(g for g in track.glimpsed + self._covered(track) if g.reading != confirmed)
             track.glimpsed = []
-            events.append(CardSettled(card, old.reading if old else None, moved, evidence, glimpsed, self._calm_since))
+            settled.append((track.arrived, track.track_id,
+                            CardSettled(card, old.reading if old else None, moved, evidence, glimpsed, self._calm_since)))
+        # cards settling together are told in the order they came (one laid before the other)
+        events.extend(e for _, _, e in sorted(settled, key=lambda s: (s[0], s[1])))
         for track in sorted(self._tracks.values(), key=lambda t: t.track_id):
             if track.seen_now:
                 continue

@@ -307,3 +307,74 @@ def test_a_card_changing_what_it_shows_is_restless_until_its_new_reading_settles
     assert restless[31]  # the old reading, while two votes already name another card
     assert restless.index(False, 31) > 31 + CFG.min_votes - 1
     assert not any(restless[31 + CFG.min_votes + SETTLE_FRAMES + 2:])
+
+
+def _outline(card: Card, corner: int, by: float):
+    """``card`` seen with one corner ``by`` pixels off to the right (another outline of it)."""
+    obs = card.obs()
+    corners = list(obs.quad.corners)
+    corners[corner] = (corners[corner][0] + by, corners[corner][1])
+    return type(obs)(**{**obs.__dict__, "quad": type(obs.quad)(tuple(corners))})
+
+
+@pytest.mark.parametrize("push", [0.0, 12.0])
+def test_a_card_at_rest_outlined_anew_does_not_hold_up_the_next_card(push):
+    # The 30 lies at rest; the detector outlines it anew every few frames, each time with another
+    # corner a few pixels off (on the card below, say). That is no move: the 17 laid meanwhile
+    # settles as soon as it has rested, and the 30 is not reported again. A 30 pushed a card's
+    # tenth further does move (and settles again where it now lies).
+    film = Film(seed=3)
+    film.still([W30, G3], 30)
+    film.lay([W30, G3], W17)
+    landed = len(film.frames)
+    w30 = W30.at(W30.x + push, W30.y)
+    for k in range(60):
+        corner = (k // 3) % 4 if (k // 3) % 2 else None
+        seen = _outline(w30, corner, 7.0) if corner is not None else w30.obs()
+        film.frame([seen, G3.obs(), W17.obs()])
+    events = settled(run(CardTracker(), film))
+    late = [(i, e.card.reading.value) for i, e in events if i >= landed]
+    assert [i for i, v in late if v == 17] == [landed + 1 + SETTLE_FRAMES]
+    assert [v for _, v in late if v == 30] == ([30] if push else [])
+
+
+def test_cards_settling_together_are_told_in_the_order_they_came():
+    # A hand stays over the table while the 17 is laid and then the gladiola lying there before
+    # (an older track) is moved aside: both settle in the same frame once the hand is gone, the
+    # 17 first, as it came first.
+    film = Film(seed=4)
+    film.still([W30, G3], 30)
+    busy_from = len(film.frames)
+    film.lay([W30, G3], W17)
+    film.still([W30, G3, W17], 3)
+    for k in range(1, 5):
+        film.frame([W30.obs(), G3.at(G3.x, G3.y + 30 * k).obs(visible=False, confidence=0.4), W17.obs()])
+    moved = G3.at(G3.x, G3.y + 120)
+    film.still([W30, moved, W17], 3)
+    busy_to = len(film.frames)
+    film.still([W30, moved, W17], 30)
+    tracker = CardTracker()
+    got = []
+    for i, result in enumerate(film.results()):
+        for event in tracker.update(i / FPS, result, hand=True if busy_from <= i < busy_to else None):
+            got.append((i, event))
+    late = [(i, e.card.reading) for i, e in settled(got) if i >= busy_to]
+    assert [r.kind for _, r in late] == [CardKind.WALK, CardKind.GLADIOLA]
+    assert late[0][0] == late[1][0] == busy_to + SETTLE_FRAMES
+
+
+def test_a_card_outlined_in_turn_two_ways_each_a_little_different_settles():
+    # The detector outlines a card at rest now alone, now together with the edge of the card below
+    # (its centre a card's eighth away), and each time a corner lands a few pixels elsewhere: the
+    # card rests at either outline and settles.
+    film = Film(seed=8)
+    film.still([W30], 30)
+    film.lay([W30], W17)
+    landed = len(film.frames)
+    wide = W17.at(W17.x + 9.0, W17.y)
+    for k in range(60):
+        phase = (k // 3) % 4
+        seen = [W17.obs(), wide.obs(), _outline(W17, 2, 6.0), _outline(wide, 0, 6.0)][phase]
+        film.frame([W30.obs(), seen])
+    events = settled(run(CardTracker(), film))
+    assert [e.card.reading.value for i, e in events if i >= landed] == [17]
