@@ -6,7 +6,9 @@ side. :func:`read_hands` finds such rows in a frame and reads every card in them
 
 1. Rows: regions of card pixels (the segmentation network's card classes, or a plain colour
    difference from the table without the model) much longer than a card is high; the region's
-   rotated rectangle gives the row's direction, and its short side the card's long side.
+   rotated rectangle gives the row's direction, and its short side the card's long side. A region
+   joined to a pile beside the row (or to a speck at the frame's border) is also tried as its
+   straight band alone, the lines along it filled over most of the row's length.
 2. The row is warped into a strip at a fixed scale (``px_per_mm``, the card's 91 mm height
    fixing the scale). Card edges across the row are straight lines over nearly the whole card
    height: for a few small slants the share of rows where a column has a strong crosswise
@@ -14,7 +16,9 @@ side. :func:`read_hands` finds such rows in a frame and reads every card in them
    border line, are one edge). The row's end whose last piece is a whole card width holds the
    top card; the strip is turned so that end is on the right. Each covered card then shows its
    left strip, whose corner index is always in the strip's top-left corner (an upside-down
-   card shows its bottom-right index there).
+   card shows its bottom-right index there). A camera looking at the table aslant shortens the
+   cards' height more than their width: the crops are as wide as the top card when it is wider
+   than the height gives.
 3. Each card's full quad (card size, the slant of its own edge, its own top and bottom edges)
    is warped from the frame to a portrait crop; the part under the next card is painted with
    the card's paper colour and the crop goes to :func:`vision.read.reader.read_card`. The cards
@@ -174,18 +178,62 @@ def _row_boxes(mask: np.ndarray, factor: float, shrink: int, config: HandConfig)
         if shrink:
             region = cv2.dilate(region, kernel, iterations=shrink) & mask
         pts = np.column_stack(np.nonzero(region)[::-1]).astype(np.float32)
-        (cx, cy), (w, h), angle = cv2.minAreaRect(pts)
-        long_side, short_side = max(w, h), min(w, h)
-        if short_side < 8 or long_side < config.min_row_ratio * short_side:
-            continue
-        if len(pts) < config.min_fill * w * h:
-            continue
-        box = cv2.boxPoints(((cx, cy), (w, h), angle)) / factor
-        # start at a corner whose next side is a long one
-        sides = np.linalg.norm(np.roll(box, -1, axis=0) - box, axis=1)
-        start = 0 if sides[0] >= sides[1] else 1
-        out.append(np.roll(box, -start, axis=0))
+        band = _row_band(pts)
+        for part in (pts,) if band is None else (pts, band):
+            (cx, cy), (w, h), angle = cv2.minAreaRect(part)
+            long_side, short_side = max(w, h), min(w, h)
+            if short_side < 8 or long_side < config.min_row_ratio * short_side:
+                continue
+            if len(part) < config.min_fill * w * h:
+                continue
+            box = cv2.boxPoints(((cx, cy), (w, h), angle)) / factor
+            # start at a corner whose next side is a long one
+            sides = np.linalg.norm(np.roll(box, -1, axis=0) - box, axis=1)
+            start = 0 if sides[0] >= sides[1] else 1
+            out.append(np.roll(box, -start, axis=0))
     return out
+
+
+ROW_BAND_SHARE = 0.35
+"""Smallest share of a region's longest line along its length that a line must have to be part of
+the region's row band (a pile touching the row's side, or a speck of the border joined to it,
+fills a few lines across only a card's width or less)."""
+ROW_BAND_CUT = 0.03
+"""Smallest share by which a region's row band must be narrower than the region for the band to
+be tried as a row of its own."""
+
+
+def _band_lines(pts: np.ndarray, degrees: float) -> tuple[np.ndarray, int, int]:
+    """Per pixel its line across direction ``degrees`` (one pixel apart), and the first and last
+    line of the full band around the fullest line (see :func:`_row_band`)."""
+    a = math.radians(degrees)
+    across = pts @ np.float32([-math.sin(a), math.cos(a)])
+    lines = np.floor(across - across.min()).astype(int)
+    counts = np.bincount(lines)
+    full = counts >= ROW_BAND_SHARE * counts.max()
+    lo = hi = int(np.argmax(counts))
+    while lo > 0 and full[lo - 1]:
+        lo -= 1
+    while hi < len(full) - 1 and full[hi + 1]:
+        hi += 1
+    return lines, lo, hi
+
+
+def _row_band(pts: np.ndarray) -> np.ndarray | None:
+    """The pixels (x, y) of a region's straight band along its length: in the direction whose
+    band is narrowest, the lines filled over at least :data:`ROW_BAND_SHARE` of the fullest one,
+    next to it. None when the band is hardly narrower than the region."""
+    if len(pts) < 50:
+        return None
+    def width(deg: float) -> tuple[int, int]:
+        lines, lo, hi = _band_lines(pts, deg)
+        return hi - lo, -int(((lines >= lo) & (lines <= hi)).sum())
+    coarse = min(np.arange(0.0, 180.0, 2.0), key=width)
+    best = min(coarse + np.arange(-2.0, 2.01, 0.25), key=width)
+    lines, lo, hi = _band_lines(pts, float(best))
+    band = pts[(lines >= lo) & (lines <= hi)]
+    short = min(cv2.minAreaRect(pts)[1])
+    return band if min(cv2.minAreaRect(band)[1]) <= (1 - ROW_BAND_CUT) * short else None
 
 
 # ------------------------------------------------------------------------------------------------
@@ -204,6 +252,8 @@ class _Edge:
     slant: float
     """Degrees; positive when the edge leans right going down."""
     share: float
+    first: float = -1.0
+    """First peak column of the group, however weak (-1: not known)."""
 
 
 def _edge_profile(strip: np.ndarray, band: tuple[int, int], config: HandConfig) -> tuple[np.ndarray, np.ndarray]:
@@ -267,7 +317,8 @@ def _edges(profile: np.ndarray, slant: np.ndarray, config: HandConfig) -> list[_
         # a card's outline is about as long as its strongest line; a weaker line beside it (a
         # gladiola's stem, a shadow) is no outline
         strong = [c for c in g if profile[c] >= profile[x] - EDGE_PEER]
-        out.append(_Edge(float(x), float(strong[0]), float(strong[-1]), float(slant[x]), float(profile[x])))
+        out.append(_Edge(float(x), float(strong[0]), float(strong[-1]), float(slant[x]), float(profile[x]),
+                         float(g[0])))
     return out
 
 
@@ -434,15 +485,17 @@ LEFT_END_SEEN_MM = 3.0
 end to be taken as found."""
 
 
-def _count_from_left_end(crop: np.ndarray, hidden: np.ndarray, kind: CardKind, flipped: bool) -> tuple[int, float]:
-    """Blisters of a covered card whose strip ends before its centre line: the row is centred,
-    so where its first plaster starts gives the count (a plaster more moves it 4.9 mm to the
-    left). Returns (count, confidence); confidence 0 when the row's start is not seen clearly."""
+def _plaster_band(crop: np.ndarray, hidden: np.ndarray, kind: CardKind, flipped: bool,
+                  search_mm: float = BLISTER_SEARCH_MM) -> tuple[np.ndarray, int, int] | None:
+    """The columns of a covered card's blister band (from the frame line to the next card) where
+    plaster marks run along a plaster's height, with the band's first and last crop column; None
+    when the kind has no blister row or less than two plasters' width is in view. ``search_mm``:
+    how far above and below its printed place the row is looked for."""
     top_mm = BLISTER_ROW_MM.get(kind)
     if top_mm is None:
-        return 0, 0.0
+        return None
     ppx, ppy = READ_W / CARD_W_MM, READ_H / CARD_H_MM
-    y0_mm, y1_mm = top_mm - BLISTER_SEARCH_MM, top_mm + BLISTER_H_MM + BLISTER_SEARCH_MM
+    y0_mm, y1_mm = top_mm - search_mm, top_mm + BLISTER_H_MM + search_mm
     if flipped:
         y0_mm, y1_mm = CARD_H_MM - y1_mm, CARD_H_MM - y0_mm
     y0, y1 = int(y0_mm * ppy), int(math.ceil(y1_mm * ppy))
@@ -450,7 +503,7 @@ def _count_from_left_end(crop: np.ndarray, hidden: np.ndarray, kind: CardKind, f
     x0 = int(round(FRAME_MM * ppx))
     x1 = int(shut[0]) if len(shut) else READ_W
     if x1 - x0 < 2 * BLISTER_MM * ppx:
-        return 0, 0.0
+        return None
     lab = cv2.cvtColor(crop[y0:y1, x0:x1], cv2.COLOR_BGR2LAB).astype(np.float32)
     paper = np.median(lab.reshape(-1, 3), axis=0)  # (the plasters fill well under half the band)
     d = lab - paper
@@ -460,7 +513,47 @@ def _count_from_left_end(crop: np.ndarray, hidden: np.ndarray, kind: CardKind, f
     win = int(round(BLISTER_H_MM * ppy))
     rows = np.convolve(warm.mean(axis=1), np.ones(win) / win, mode="valid")
     best = int(np.argmax(rows))
-    occupied = warm[best:best + win].mean(axis=0) > 0.3
+    return warm[best:best + win].mean(axis=0) > 0.3, x0, x1
+
+
+CLEAN_SEARCH_MM = 7.0
+"""How far above and below its printed place a FINISH's blister row is looked for before its band
+is taken as clean (a crop placed a few millimetres off moves the row; only the dark chequer, no
+plaster colour, lies that close above it)."""
+
+
+def _no_plaster_seen(crop: np.ndarray, hidden: np.ndarray, kind: CardKind, flipped: bool,
+                     reach_mm: float = BLISTER_MM / 4) -> bool:
+    """Whether a covered card's strip shows no plaster, at either end's row height, as far as
+    ``reach_mm`` past the centre line (a row of one starts half a plaster left of it)."""
+    ppx = READ_W / CARD_W_MM
+    for way in (flipped, not flipped):
+        band = _plaster_band(crop, hidden, kind, way, CLEAN_SEARCH_MM)
+        if band is None:
+            return False
+        occupied, x0, x1 = band
+        if x1 < (CARD_W_MM / 2 + reach_mm) * ppx or int(occupied.sum()) >= 0.15 * BLISTER_MM * ppx:
+            return False
+    return True
+
+
+CLEAN_FINISH = 0.8
+"""Confidence of no blisters on a covered FINISH whose strip shows most of a single plaster's
+place clean (:func:`_no_plaster_seen` with :data:`CLEAN_REACH_MM`)."""
+CLEAN_REACH_MM = 1.5
+"""How far past the centre line a covered FINISH's strip must reach for a clean band to be no
+blisters (a single plaster, starting 4.1 mm left of it, then shows 5.6 of its 8.2 mm)."""
+
+
+def _count_from_left_end(crop: np.ndarray, hidden: np.ndarray, kind: CardKind, flipped: bool) -> tuple[int, float]:
+    """Blisters of a covered card whose strip ends before its centre line: the row is centred,
+    so where its first plaster starts gives the count (a plaster more moves it 4.9 mm to the
+    left). Returns (count, confidence); confidence 0 when the row's start is not seen clearly."""
+    band = _plaster_band(crop, hidden, kind, flipped)
+    if band is None:
+        return 0, 0.0
+    occupied, x0, x1 = band
+    ppx = READ_W / CARD_W_MM
     cols = np.nonzero(occupied)[0]
     if len(cols) < 0.3 * BLISTER_MM * ppx:
         return 0, 0.0
@@ -564,19 +657,50 @@ def _read_cut_index(painted: np.ndarray, hidden: np.ndarray, deck: Deck) -> Card
                        field_confidences=FieldConfidences(kind=conf, value=conf))
 
 
+FRAME_PAPER = 30.0
+"""Largest colour distance (Lab) of a pixel from the paper colour for it to be paper."""
+FRAME_SHARE = 0.25
+"""Largest share of paper-coloured pixels in a column of the border (a column through the corner
+index is mostly paper: the index is a small part of the card's height)."""
+FRAME_BLUR = 2
+"""Crop pixels painted beyond the last line of the border (its blurred edge)."""
+
+
+def _frame_mask(crop: np.ndarray, hidden: np.ndarray, narrow: bool = False) -> np.ndarray:
+    """The card's border on a covered card's crop: :data:`FRAME_MM` along the top, bottom and left
+    side; ``narrow``: on the left side only in past the last column with hardly any paper colour
+    in it (at most :data:`FRAME_MM`)."""
+    most = int(round(FRAME_MM / CARD_W_MM * READ_W))
+    frame = np.zeros(hidden.shape, bool)
+    frame[:most], frame[-most:], frame[:, :most] = True, True, True
+    if not narrow:
+        return frame
+    lab = cv2.cvtColor(crop, cv2.COLOR_BGR2LAB).astype(np.float32)
+    paper = cv2.cvtColor(_paper(crop[~hidden])[None, None, :], cv2.COLOR_BGR2LAB)[0, 0].astype(np.float32)
+    near = np.sqrt(((lab[:, :most] - paper) ** 2).sum(axis=2)) < FRAME_PAPER
+    border = np.nonzero(near.mean(axis=0) < FRAME_SHARE)[0]
+    # (the last such column: a printed frame line may run inside the border)
+    depth = min(most, int(border[-1]) + 1 + FRAME_BLUR) if len(border) else FRAME_BLUR
+    frame[:, depth:most] = False
+    return frame
+
+
 def _read_piece(crop: np.ndarray, hidden: np.ndarray | None, shown_mm: float, config: HandConfig) -> CardReading:
     """Read a card crop; ``hidden`` marks the crop pixels under the next card (None: whole card)."""
     deck = config.deck
     if hidden is None:
         return read_card(crop, deck)
-    frame = np.zeros(hidden.shape, bool)
-    m = int(round(FRAME_MM / CARD_W_MM * READ_W))
-    frame[:m], frame[-m:], frame[:, :m] = True, True, True
-    painted = crop.copy()
-    painted[hidden | frame] = _paper(crop[~(hidden | frame)])
-    reading = read_card(painted, deck)
-    if reading.kind is CardKind.UNKNOWN:
-        reading = _read_cut_index(painted, hidden, deck) or reading
+    for narrow in (False, True):
+        # the border painted FRAME_MM wide, else only as wide as it is (a narrow border leaves
+        # the corner index close to it)
+        frame = _frame_mask(crop, hidden, narrow)
+        painted = crop.copy()
+        painted[hidden | frame] = _paper(crop[~(hidden | frame)])
+        reading = read_card(painted, deck)
+        if reading.kind is CardKind.UNKNOWN:
+            reading = _read_cut_index(painted, hidden, deck) or reading
+        if reading.kind is not CardKind.UNKNOWN:
+            break
     reach = shown_mm - config.hidden_margin_mm - CARD_W_MM / 2
     mirror = None
     if reach >= config.mirror_margin_mm:
@@ -596,11 +720,18 @@ def _read_piece(crop: np.ndarray, hidden: np.ndarray | None, shown_mm: float, co
         n, c = count_blisters_in_row(analyse(mirror), reading.kind, reading.flipped)
         if n == 0:
             c = min(c, max(0.0, c - (SURE_ZERO - ACCEPT)))  # a mirrored clean band may be a row missed
+        elif reading.kind is CardKind.FINISH and _no_plaster_seen(crop, hidden, reading.kind, reading.flipped):
+            # a FINISH's chequer, a few millimetres lower on a crop placed too high, looks like
+            # plasters to the mirrored band; the strip, reaching past where a row starts, shows none
+            c = 0.0
         blisters, bconf = (n, c) if c >= ACCEPT else (None, c)
     elif reading.kind in (CardKind.GLADIOLA, CardKind.FINISH):
         # (a walk card is named by its value alone)
         n, c = _count_from_left_end(crop, hidden, reading.kind, reading.flipped)
         blisters, bconf = (n, c) if c >= ACCEPT else (None, c)
+    if (blisters is None and reading.kind is CardKind.FINISH and hidden is not None
+            and _no_plaster_seen(crop, hidden, reading.kind, reading.flipped, CLEAN_REACH_MM)):
+        blisters, bconf = 0, CLEAN_FINISH  # most of a single plaster would show: there is none
     f = reading.field_confidences
     fields = FieldConfidences(kind=f.kind, value=f.value, blisters=bconf, date=f.date)
     needed = [f.kind] + ([f.value] if reading.value is not None else []) + ([bconf] if blisters is not None else [])
@@ -647,6 +778,10 @@ def _read_row(image: np.ndarray, box: np.ndarray, config: HandConfig) -> ShownHa
     lab = cv2.cvtColor(strip.image, cv2.COLOR_BGR2LAB).astype(np.float32)
     grad = sum(np.abs(cv2.Sobel(lab[..., c], cv2.CV_32F, 1, 0, ksize=3)) for c in range(3))
     mid = (strip.band[0] + strip.band[1] - 1) / 2
+    # the first card lies on the table, not on a card: its outline may be weaker than its printed
+    # border line (a light table square beside it), so its edge starts at the group's first peak
+    edges[0] = _Edge(edges[0].x, min(edges[0].lo, edges[0].first), edges[0].hi, edges[0].slant, edges[0].share,
+                     edges[0].first)
     lines = [_fit_line(grad, strip.band, e, ppm) for e in edges[:-1]]
     end = edges[-1]
     lines.append((end.hi, math.tan(math.radians(end.slant))))
@@ -667,8 +802,12 @@ def _read_row(image: np.ndarray, box: np.ndarray, config: HandConfig) -> ShownHa
     if sum(fits) < max(2, len(fits) / 2):
         return None  # no row of cards this size: a pile or a single card lying lengthwise
     width = height * CARD_W_MM / CARD_H_MM
-    if abs((lines[-1][0] - lines[-2][0]) / width - 1) > TOP_WIDTH_TOLERANCE:
+    top_width = lines[-1][0] - lines[-2][0]
+    if abs(top_width / width - 1) > TOP_WIDTH_TOLERANCE:
         return None  # the top card is no card of this height (a pile's pieces)
+    # a camera looking at the table aslant shortens the cards' height more than their width: the
+    # top card's own width, when wider, is the cards' width
+    width = max(width, top_width)
     # each card's own top and bottom rows (None where not found): the cards of a row lie a few
     # millimetres higher or lower than each other, and a card covers only its own height
     spans: list[tuple[float, float] | None] = [r if ok else None for r, ok in zip(found, fits)]
@@ -691,7 +830,7 @@ def _read_row(image: np.ndarray, box: np.ndarray, config: HandConfig) -> ShownHa
         pts = np.column_stack([corners, np.ones(4)]) @ inverse.T
         quad_img = pts[:, :2] / pts[:, 2:3]
         crop = _card_crop(image, quad_img)
-        shown_mm = min(CARD_W_MM, shown_px / width * CARD_W_MM)
+        shown_mm = CARD_W_MM if whole else min(CARD_W_MM, shown_px / width * CARD_W_MM)
         covers = [(lines[j], spans[j]) for j in range(i + 1, len(lines) - 1)]
         hidden = None if whole else _hidden_mask(corners, covers, mid, config.hidden_margin_mm * ppm)
         reading = _read_piece(crop, hidden, shown_mm, config)

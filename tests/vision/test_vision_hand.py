@@ -229,3 +229,98 @@ def test_an_index_clear_of_the_next_card_is_left_to_the_reader():
     from vision.hand import HandConfig, _read_cut_index
 
     assert _read_cut_index(*_index_crop("30", -10), HandConfig().deck) is None
+
+
+def _region(*rects: tuple[int, int, int, int]) -> np.ndarray:
+    """The (x, y) pixels of a mask filled with the given rectangles (x0, y0, x1, y1)."""
+    mask = np.zeros((200, 400), np.uint8)
+    for x0, y0, x1, y1 in rects:
+        mask[y0:y1, x0:x1] = 1
+    return np.column_stack(np.nonzero(mask)[::-1]).astype(np.float32)
+
+
+def test_a_pile_touching_the_rows_side_is_cut_off_the_row():
+    from vision.hand import _row_band
+
+    # a row 250 x 48 with a card-sized pile standing on its left end, and a speck of the frame's
+    # border hanging below it: the band is the row alone
+    joined = _region((60, 100, 310, 148), (70, 40, 115, 100), (200, 148, 206, 175))
+    band = _row_band(joined)
+    assert band is not None
+    (_, _), (w, h), _ = cv2.minAreaRect(band)
+    assert max(w, h) == pytest.approx(250, abs=3) and min(w, h) == pytest.approx(48, abs=3)
+    assert band[:, 1].min() >= 99 and band[:, 1].max() <= 148
+    # a plain row is its own band
+    assert _row_band(_region((60, 100, 310, 148))) is None
+
+
+def test_a_row_joined_to_a_pile_is_read():
+    image, truth = _shown(SEED)
+    hand = read_hands(image)[0]
+    # a blank card-coloured block standing on the row's first card, touching it
+    q = hand.cards[0].quad.as_array()
+    x0, y0 = int(q[:, 0].min()), int(q[:, 1].min())
+    height = int(q[:, 1].max() - q[:, 1].min())
+    joined = image.copy()
+    joined[max(0, y0 - height): y0 + 2, x0: x0 + int(0.6 * height)] = PAPER
+    hands = read_hands(joined)
+    assert [h.count for h in hands] == [len(truth)]
+    assert _check(hands[0].cards, truth) >= len(truth) - 3
+
+
+def test_cards_seen_aslant_are_cropped_at_the_top_cards_width():
+    """A camera tilted towards the players shortens the cards' height: the row stretched across
+    is read with crops as wide as its top card, not the width the height gives."""
+    image, truth = _shown(SEED)
+    plain = read_hands(image)[0].cards[-1].quad
+    wide = cv2.resize(image, None, fx=1.12, fy=1.0, interpolation=cv2.INTER_LINEAR)
+    hands = read_hands(wide)
+    assert len(hands) == 1 and hands[0].count == len(truth)
+    assert _check(hands[0].cards, truth) >= len(truth) - 3
+    top = hands[0].cards[-1].quad
+    w0, h0 = plain.side_lengths()[:2]
+    w1, h1 = top.side_lengths()[:2]
+    assert (w1 / h1) / (w0 / h0) == pytest.approx(1.12, abs=0.05)
+
+
+def test_a_clean_finish_band_reaching_past_a_single_plaster_is_no_row():
+    from vision.hand import _no_plaster_seen
+
+    # no plaster where a row of one would show (25.4-33.6 mm): seen clean
+    crop, hidden = _covered_crop(CardKind.FINISH, 0, 36.0)
+    assert _no_plaster_seen(crop, hidden, CardKind.FINISH, False)
+    # a row of one or two shows its start there
+    for plasters in (1, 2):
+        crop, hidden = _covered_crop(CardKind.FINISH, plasters, 36.0)
+        assert not _no_plaster_seen(crop, hidden, CardKind.FINISH, False)
+    # a strip ending before a single plaster would show tells nothing
+    crop, hidden = _covered_crop(CardKind.FINISH, 0, 27.0)
+    assert not _no_plaster_seen(crop, hidden, CardKind.FINISH, False)
+
+
+@pytest.mark.parametrize("plasters", [0, 1, 2])
+def test_a_covered_finish_reaching_just_past_the_centre_is_zero_only_when_clean(plasters):
+    from vision.hand import CLEAN_REACH_MM, _no_plaster_seen
+
+    # the strip ends 2 mm past the centre line: a single plaster shows 6 of its 8.2 mm
+    crop, hidden = _covered_crop(CardKind.FINISH, plasters, 59.0 / 2 + 2.0)
+    assert _no_plaster_seen(crop, hidden, CardKind.FINISH, False, CLEAN_REACH_MM) == (plasters == 0)
+    # the row printed at the other end (the card upside down) is looked at too
+    crop, hidden = _covered_crop(CardKind.FINISH, plasters, 59.0 / 2 + 2.0, flipped=True)
+    assert _no_plaster_seen(crop, hidden, CardKind.FINISH, False, CLEAN_REACH_MM) == (plasters == 0)
+
+
+def test_a_narrow_border_is_painted_only_as_wide_as_it_is():
+    from vision.hand import FRAME_MM, _frame_mask
+    from vision.read.reader import CARD_W_MM, READ_W
+
+    ppx = READ_W / CARD_W_MM
+    crop, hidden = _covered_crop(CardKind.WALK, 2, 34.0)  # a border about 1.5 mm wide
+    inner = int(np.argmax((crop[180] == PAPER).all(axis=1)))  # the first paper column
+    assert 0 < inner < FRAME_MM * ppx - 6
+    wide = _frame_mask(crop, hidden)
+    narrow = _frame_mask(crop, hidden, narrow=True)
+    assert wide[180].argmin() == round(FRAME_MM * ppx)
+    assert inner <= narrow[180].argmin() <= inner + 3
+    # the top and bottom are painted the same either way
+    assert (wide[:, 100] == narrow[:, 100]).all()
