@@ -59,9 +59,12 @@ is matched instead and the answer says ``turned``.
 
 Verification. An answer also needs ``MatchConfig.min_print`` of the best card's own print (its
 luma energy) in cells that are not hidden: a card that is not in the deck can fit an enrolled
-one on the plain parts alone once its own print has been set aside as "hidden". For a card
-with no close rival, a hidden cell whose print follows the card's template (coloured print that
-stands out more under another light) counts as seen.
+one on the plain parts alone once its own print has been set aside as "hidden". A hidden cell
+whose print follows the card's template (coloured print that stands out more under another
+light, print washed out by glare) counts as seen, whether or not the card has close rivals.
+Print that none of the close candidates has refuses an answer when a card of another look
+explains it, as the query lies or turned round: each orientation sets aside as hidden what no
+card fits that way round, so an upside-down 6 can fit a 10 once the 1 counts as hidden.
 
 Cards that look alike. Cards of the same kind, value, blisters and year form one *look*; when
 several enrolled cards share a look (two identical gladiolas), any of them may be named as the
@@ -532,10 +535,12 @@ class MatchConfig:
     ``pair_strong`` of the least of those differences (glare on the blisters of 04 and 06, whose
     digits are in plain view); such a comparison only decides for the card whose own print is
     the hidden part;
-    ``print_follows``: correlation in a hidden cell between the query and a card with no close
-    rival above which the cell's print counts as seen (print brighter than at enrollment);
+    ``print_follows``: correlation in a hidden cell between the query and the best card above
+    which the cell's print counts as seen (print brighter than at enrollment);
     ``unexplained``, ``unexplained_other``: a hidden cell that the close candidates all misfit by
     more than the first, and a card of another look fits within the second, refuses an answer;
+    so do at least ``unexplained_turned_cells`` such cells that one card of another look, turned
+    round, fits within ``unexplained_turned`` on average;
     ``follow_print``: a hidden cell whose print follows a close candidate counts as seen in
     their comparison when that candidate's cell holds at least this mean squared luma;
     ``turn_ratio``: a crop is matched a quarter turn round when its best card fits that way
@@ -579,6 +584,8 @@ class MatchConfig:
     print_follows: float = 0.8
     unexplained: float = 3.0
     unexplained_other: float = 0.3
+    unexplained_turned: float = 0.6
+    unexplained_turned_cells: int = 3
     turn_ratio: float = 0.7
     follow_print: float = 0.25
     nudge_share: float = 0.25
@@ -633,6 +640,11 @@ class _Views:
         self._blurred: dict[int, np.ndarray] = {}
         self._blurred_shifted: dict[int, np.ndarray] = {}
         self._nudged: dict[int, np.ndarray] = {}
+
+    @property
+    def query(self) -> Descriptor:
+        """The query the templates are laid over."""
+        return self._q
 
     @property
     def kernel(self) -> np.ndarray | None:
@@ -804,7 +816,7 @@ class DeckMatcher:
         rivals.sort(key=lambda i: float(dist[i]))
         fit = max(0.0, 1.0 - d_best / self.reject)
         if not rivals or float(dist[rivals[0]]) >= cfg.always_check * d_best:
-            refused = self._refuse_print(q, best, views, sharp, follow=True)
+            refused = self._refuse_print(q, best, views, sharp)
             if refused:
                 return None, refused
             sep = 1.0 - d_best / float(dist[rivals[0]]) if rivals else 1.0
@@ -829,7 +841,8 @@ class DeckMatcher:
         if len(close) == 1:
             close.append(near[1])  # always checked where the two differ
         hidden_cells = self._hidden_cells(q, close, views, sharp)
-        refused = self._refuse_unexplained(q, close, hidden_cells, views)
+        turned = _Views(self, queries[1 - o], found[1 - o][2], _pixels(~found[1 - o][1]), views.kernel)
+        refused = self._refuse_unexplained(q, close, hidden_cells, views, turned)
         if refused:
             return None, refused
         usable = _pixels(~(hidden_cells & ~self._followed(q, close, views)))
@@ -946,11 +959,20 @@ class DeckMatcher:
         ink = luma_cell_errors(np.zeros_like(q.luma), np.stack(seen)) >= self.config.follow_print
         return ((corr >= self.config.print_follows) & ink).any(axis=0)
 
-    def _refuse_unexplained(self, q: Descriptor, cards: Sequence[int], hidden: np.ndarray, views: _Views) -> str:
+    def _refuse_unexplained(self, q: Descriptor, cards: Sequence[int], hidden: np.ndarray, views: _Views,
+                            turned: _Views | None = None) -> str:
         """Why none of ``cards`` can be the answer ('' if one can): a hidden cell that none of
         them fits at all (``MatchConfig.unexplained``) fits a card of another look closely
         (``MatchConfig.unexplained_other``), so it holds print of a card that is not among them,
-        e.g. a fifth blister when the card's own template was enrolled from a skewed crop."""
+        e.g. a fifth blister when the card's own template was enrolled from a skewed crop.
+
+        ``turned``: the views of the query turned by 180 degrees. Each orientation sets aside as
+        hidden what fits no card that way round, so a one-digit card upside down can fit a
+        two-digit card's crop once the second digit (which fits the right card only the other way
+        round) counts as hidden. So when at least ``MatchConfig.unexplained_turned_cells`` such
+        cells fit one card of another look turned round within ``MatchConfig.unexplained_turned``
+        (their mean), the answer is refused as well.
+        """
         errors = luma_cell_errors(q.luma, np.stack([views.blurred(c) for c in cards])).min(axis=0)
         strong = hidden & (errors > self.config.unexplained)
         looks = {int(self._look[c]) for c in cards}
@@ -963,17 +985,28 @@ class DeckMatcher:
         if float(theirs[k]) < self.config.unexplained_other:
             return (f"unexplained: print that none of {', '.join(self.deck.labels[c].identity for c in cards)} has, "
                     f"but {self.deck.labels[others[k]].identity} has")
+        if turned is None or int(strong.sum()) < self.config.unexplained_turned_cells:
+            return ""
+        # Turning a descriptor by 180 degrees reverses its grid order. Turned, a whole patch of
+        # such print must fit one card (an occluding card's corner fits some card in one cell).
+        seen = np.stack([turned.blurred_shifted(i) for i in others])
+        theirs = luma_cell_errors(turned.query.luma, seen)[:, strong[::-1]].mean(axis=1)
+        k = int(theirs.argmin())
+        if float(theirs[k]) < self.config.unexplained_turned:
+            return (f"unexplained: print that none of {', '.join(self.deck.labels[c].identity for c in cards)} has, "
+                    f"but {self.deck.labels[others[k]].identity} turned round has")
         return ""
 
-    def _refuse_print(self, q: Descriptor, card: int, views: _Views, sharp: np.ndarray, follow: bool = False) -> str:
+    def _refuse_print(self, q: Descriptor, card: int, views: _Views, sharp: np.ndarray) -> str:
         """Why ``card`` cannot be the answer for lack of its own print in view ('' if it can).
 
-        ``follow`` (for a card with no close rival): a hidden cell whose print follows ``card``'s
-        template laid over the query (correlation ``MatchConfig.print_follows``) counts as seen,
-        as coloured print under coloured light stands out more or less than it did at enrollment.
+        A hidden cell whose print follows ``card``'s template laid over the query (correlation
+        ``MatchConfig.print_follows``) counts as seen, as coloured print under coloured light
+        stands out more or less than it did at enrollment, and glare washes print out without
+        moving it.
         """
         hidden = self._hidden_cells(q, [card], views, sharp)
-        if follow and hidden.any():
+        if hidden.any():
             hidden &= luma_cell_correlations(q.luma, views.blurred(card)) < self.config.print_follows
         seen = self._print_seen(card, hidden)
         if seen < self.config.min_print:
