@@ -529,7 +529,8 @@ def _look_closer(
         local = _region_piece(region)
         whole = (local.fill >= config.seg_visible_fill and _plausible_shape(local.quad, config)
                  and not _touches_border(local.quad, cw, ch, 1.5))
-        n_whole += int(whole)
+        # wider than a card: a card with a strip of the card below beside it (see ``SIDE_MIN_WIDE``)
+        n_whole += (2 if _card_aspect(local.quad) > SIDE_MIN_WIDE else 1) if whole else 0
         if not whole:
             q = local.quad
             cut = cut or any(edge and hit for edge, hit in zip(
@@ -1431,6 +1432,14 @@ SIDE_REACH = (0.5, 0.92)
 """... found this far from the side kept, as shares of the quad's length."""
 SIDE_LOSS = 0.1
 """The cut quad may have this much less edge support (its new side runs over the card below)."""
+SIDE_MIN_WIDE = 0.8
+"""A quad seen closer wider than this (short over long sides) is wider than a card: the pile's top
+card with a strip of the card below beside one of its long sides (a START card peeking out) ..."""
+SIDE_NARROWEST = 0.55
+"""... cut back to a card no narrower than this (a card's outer edge seen slightly askew measures
+down to 0.59, and a strip of the card below is half a card's width or more). The wide outline
+follows the outer edges of card and strip, so the cut may lose more edge support than
+``SIDE_LOSS`` as long as it keeps a whole card's (``min_edge_support``)."""
 
 
 def _card_aspect(quad: np.ndarray) -> float:
@@ -1443,18 +1452,24 @@ def _card_aspect(quad: np.ndarray) -> float:
 def _mend_side(
     gray: np.ndarray, quad: np.ndarray, support: float, radius: float, config: DetectConfig
 ) -> tuple[np.ndarray, float]:
-    """A quad longer than a card (see ``SIDE_MAX_ASPECT``) cut back to a card: one short side
-    is kept, the other moved in, parallel to it, onto the straightest full-width edge across the
-    quad (the top card's edge lying on the card below), and the quad refined again; else ``quad``.
+    """A quad longer than a card (see ``SIDE_MAX_ASPECT``) or wider than one (see
+    ``SIDE_MIN_WIDE``) cut back to a card: one short side (of a long quad; of a wide one, one long
+    side) is kept, the other moved in, parallel to it, onto the straightest edge across the quad
+    (the top card's edge lying on the card below), and the quad refined again; else ``quad``.
 
     The new quad must be a plausible card of a card's aspect and keep about as much edge support;
-    of the two short sides, the one giving the straighter edge is kept."""
-    if _card_aspect(quad) >= SIDE_MAX_ASPECT:
+    of the two sides, the one giving the straighter edge is kept."""
+    aspect = _card_aspect(quad)
+    if SIDE_MAX_ASPECT <= aspect <= SIDE_MIN_WIDE:
         return quad, support
     lengths = np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)
     short = 0 if lengths[0] + lengths[2] < lengths[1] + lengths[3] else 1
+    wide = aspect > SIDE_MIN_WIDE
+    kept = 1 - short if wide else short
+    low, high = (SIDE_NARROWEST, SIDE_MIN_WIDE) if wide else SIDE_CARD_ASPECT
+    least = min(support - SIDE_LOSS, config.min_edge_support) if wide else support - SIDE_LOSS
     options: list[tuple[float, float, np.ndarray]] = []
-    for base in (short, short + 2):
+    for base in (kept, kept + 2):
         a, b = quad[base], quad[(base + 1) % 4]
         along = (b - a) / max(float(np.linalg.norm(b - a)), 1e-9)
         normal = np.array([-along[1], along[0]])
@@ -1482,8 +1497,8 @@ def _mend_side(
         moved[(base + 2) % 4] = b + offsets[best] * normal
         moved[(base + 3) % 4] = a + offsets[best] * normal
         refined, new_support = _refine(gray, moved, radius, config)
-        if (refined is None or not _plausible_shape(refined, config) or new_support < support - SIDE_LOSS
-                or not SIDE_CARD_ASPECT[0] <= _card_aspect(refined) <= SIDE_CARD_ASPECT[1]):
+        if (refined is None or not _plausible_shape(refined, config) or new_support < least
+                or not low <= _card_aspect(refined) <= high):
             continue
         options.append((float(share[best]), new_support, refined))
     if not options:

@@ -203,6 +203,34 @@ def test_a_pile_tops_quad_running_on_over_the_card_below_is_cut_back_to_a_card()
     assert np.array_equal(kept, merged)
 
 
+def test_a_pile_tops_quad_with_a_strip_of_the_card_below_beside_it_is_cut_back_to_a_card() -> None:
+    # The START card below peeks out beside the top card's long side (and a little below it): an
+    # outline taking in the strip is wider than a card. Its far long side is moved in onto the top
+    # card's edge; a wide outline without such an edge stays as it is.
+    import cv2
+
+    from vision.detect import SIDE_MIN_WIDE, DetectConfig, _card_aspect, _mend_side
+
+    image = np.full((400, 400), 90, np.uint8)
+    top = np.array([[150, 150], [240, 150], [240, 293], [150, 293]], np.float64)
+    below = top + [-28, 18]
+    for card in (below, top):
+        cv2.fillConvexPoly(image, card.astype(np.int32), 235)
+        cv2.polylines(image, [card.astype(np.int32)], True, 40, 2)
+    for y in (190, 210, 230):  # printed rules across part of the top card
+        cv2.line(image, (160, y), (225, y), 60, 1)
+    image = cv2.GaussianBlur(image, (3, 3), 0)
+    merged = np.array([below[0], top[1], top[2], below[3]])
+    assert _card_aspect(merged) > SIDE_MIN_WIDE
+    mended, _ = _mend_side(image, merged, 0.8, 3.0, DetectConfig())
+    assert _corner_error(top, mended) < 4.0
+    plain = np.full((400, 400), 90, np.uint8)
+    cv2.fillConvexPoly(plain, merged.astype(np.int32), 235)
+    cv2.polylines(plain, [merged.astype(np.int32)], True, 40, 2)
+    kept, _ = _mend_side(cv2.GaussianBlur(plain, (3, 3), 0), merged, 0.8, 3.0, DetectConfig())
+    assert np.array_equal(kept, merged)
+
+
 class _BlueSegmenter:
     """A stand-in for the segmentation network: it takes the blue channel's light pixels for card
     interior (at any scale), so a test draws in blue what the network sees and in green and red
@@ -277,3 +305,26 @@ def test_a_closer_look_that_cuts_the_card_off_looks_again_wider() -> None:
     assert len(whole) == 1 and _corner_error(card, whole[0]) < 3.0
     looks_whole = replace(piece, fill=0.95)
     assert _zoom_piece(image, _BlueSegmenter(), looks_whole, factor, DetectConfig()) == []  # type: ignore[arg-type]
+
+
+def test_a_closer_look_at_a_fan_counts_a_card_seen_with_a_strip_beside_it_as_two() -> None:
+    # A fan of three cards is one region twice a card's size; looked at closer, the first card
+    # shows as a strip and the top card as one region with the strip of the middle card beside
+    # it, wider than a card. That region holds two cards: the split is taken (its wide piece is
+    # cut back to the top card later, see _mend_side). A closer look showing one card of a
+    # card's shape and a strip is no split.
+    from vision.detect import SIDE_MIN_WIDE, DetectConfig, _card_aspect, _zoom_piece
+
+    first, middle, top = _card_at(550, 325), _card_at(585, 325), _card_at(610, 325)
+    factor = 0.375
+    fan = np.array([first[0], top[1], top[2], first[3]])
+    piece = _Piece((fan + 0.5) * factor - 0.5, 0.95, 0.9, ((580 * factor, 325 * factor), (160 * factor, 150 * factor), 0.0))
+    strip = np.array([first[0], middle[0] - [3, 0], middle[3] - [3, 0], first[3]])
+    wide = np.array([middle[0], top[1], top[2], middle[3]])
+    image = _scene([first, middle, top], [strip, wide])
+    closer = _zoom_piece(image, _BlueSegmenter(), piece, factor, DetectConfig(), min_whole=2)  # type: ignore[arg-type]
+    assert len(closer) == 2
+    assert max(_card_aspect(p.quad) for p in closer) > SIDE_MIN_WIDE
+    narrow = np.array([middle[0] + [20, 0], top[1], top[2], middle[3] + [20, 0]])
+    image = _scene([first, middle, top], [strip, narrow])
+    assert _zoom_piece(image, _BlueSegmenter(), piece, factor, DetectConfig(), min_whole=2) == []  # type: ignore[arg-type]
