@@ -85,6 +85,10 @@ WRONG_GONE_LOOKS = 8
 missed it (a card the detector loses for a frame or two is still there)."""
 ROW_MOVE_REACH = 3.0
 """An accepted Valais*Wallis card gone from the row is found again this many card sizes away."""
+ROW_NEW_REACH = 1.6
+"""A dated card at rest outside the row zone but this near (card sizes, centre to centre) a card
+of the row lies in the row: put at the row's end, it started the next line under the first card
+(a second line's first card lies about 1.35 card sizes under the line above)."""
 GLADIOLA_NEAR = 1.5
 """A gladiola within this many card sizes of one laid before is laid beside the pile too."""
 GLADIOLA_SHIFT = 0.1
@@ -500,10 +504,16 @@ class ValaisMoves:
         return bool(same) and all(card_id in used for card_id in same)
 
     def _row(self, cards: Sequence[SettledCard]) -> list[SettledCard]:
-        """The cards lying in the row (timeline cards, and cards not read at all), in row order."""
+        """The cards lying in the row (timeline cards, and cards not read at all), in row order;
+        with a dated card just beside the row zone (a card put at the row's end that starts a
+        next line under it, see ``ROW_NEW_REACH``)."""
         row = [c for c in cards if c.reading.kind in (CardKind.TIMELINE, CardKind.UNKNOWN)
                and (not self._zones.zones or self._zones.holds(ZoneKind.ROW, c.quad))]
         size = statistics.median(card_size(c.quad) for c in row) if row else None
+        if size is not None:
+            row += [c for c in cards if c not in row and c.reading.kind is CardKind.TIMELINE
+                    and c.reading.date is not None
+                    and min(math.dist(c.quad.centroid, r.quad.centroid) for r in row) <= ROW_NEW_REACH * size]
         return [row[i] for i in order_along_row([c.quad.centroid for c in row], size)]
 
     def start(self, cards: Sequence[SettledCard], width: int, height: int, view: Any) -> tuple[str, ...]:

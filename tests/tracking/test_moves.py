@@ -671,6 +671,24 @@ def test_valais_a_row_going_on_in_a_second_line_places_a_card_before_the_line_st
     assert "correct" in verdicts[0].messages[0]
 
 
+def test_valais_a_card_put_at_the_end_that_starts_a_second_line_is_judged():
+    # The table ended at 1990: the next card, 2008, is put under the row's first card, starting
+    # a second line (film 114, frame 974). It lies outside the row zone, yet in the row.
+    catalogue = valais.load_catalogue()
+    line = [timeline(400 + 100 * k, d) for k, d in enumerate(["1816", "1862", "1920", "1990"])]
+    film = Film(seed=24)
+    film.still(line, 20)
+    new = Card(400, ROW_Y + 100, CardKind.TIMELINE, date="2008")
+    film.lay(line, new)
+    film.still(line + [new], 25)
+    observer = valais.Observer.start(2, 0, first_card=5, catalogue=catalogue)
+    for k, card_id in enumerate((58, 109, 166), start=1):
+        assert observer.apply(valais.PlaceSeen(catalogue.card(card_id).seen(), k)).legal
+    moves, verdicts = play(Tracker("valais", data=catalogue), film, observer)
+    assert [(m.action.card.date.year, m.action.position) for _, m in moves] == [(2008, 4)]
+    assert "correct" in verdicts[0].messages[0]
+
+
 def test_valais_an_accepted_card_moved_to_start_a_second_line_is_followed():
     # 2008 was accepted at the row's end; the players then moved it under the row's start,
     # beyond the row zone. 2003 put to its left lies after 1990 and before 2008.
