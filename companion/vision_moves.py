@@ -13,7 +13,9 @@ Via Gladiola's end: once the observed game is over, calm frames (no arm over the
 searched for a shown hand laid in a row (:mod:`vision.hand`); when a few readings
 agree on its cards (:class:`companion.tracking.reveal.HandWatch`) the hand is queued for
 :meth:`VisionMoves.take_reveals`, as the hand of the player whose arm laid the row (their place
-at the table, when it is clear), else of the next player in seat order. When the row holds another
+at the table, when it is clear; or the place it was nearest to, for a row of exactly that player's
+count), else of the next player in seat order. A row laid against the image's edge looks like an
+arm at first; once it lies still a moment it is none. When the row holds another
 number of cards than counted, a :class:`gladiola.Recount` is returned as a move of that frame
 first (the table overrules the count; moves are applied before the reveals).
 """
@@ -31,7 +33,7 @@ from companion.setup_profile import CameraSetup
 from companion.sources import Frame
 from companion.tracking import TrackConfig, Tracker
 from companion.tracking.reveal import HandWatch, RevealedHand
-from companion.tracking.seats import ROW_SEAT_REACH, SEAT_REACH, ArmEntry, SeatMap
+from companion.tracking.seats import ROW_NEAR_MARGIN, ROW_SEAT_REACH, SEAT_REACH, ArmEntry, SeatMap
 
 #: hand detection works on frames shrunk to this grid (width, height)
 HAND_GRID = (160, 90)
@@ -48,6 +50,13 @@ ARMS_KEPT = 8
 ARM_GAP = 0.3
 #: Via Gladiola's shown hands are looked for on every this many calm frames after the game's end
 REVEAL_EVERY = 2
+#: after the game's end, a changed region touching the border that stays put this many seconds is
+#: a shown row laid against the image's edge, not an arm (arms move): calm while it stays put
+ROW_STILL_SECONDS = 0.3
+#: ... staying put: at most this share of its pixels differ from the frame it came to rest in, and
+#: at least this share of it lies where it lay the frame before
+ROW_STILL_MOTION = 0.03
+ROW_STILL_OVERLAP = 0.9
 
 
 class VisionMoves:
@@ -91,15 +100,24 @@ class VisionMoves:
         self._arm_time = 0.0
         """When the last arm entry was seen."""
         self._seats: SeatMap | None = None
+        self._still: tuple[np.ndarray, np.ndarray, float, int] | None = None
+        """Where the border region came to rest, the small frame then, since when, and on how
+        many frames it was seen at rest (see :meth:`_lies_still`)."""
+        self._unarm = 0
+        """Arm entries to take back: the frames of a region at rest learnt into the calm table."""
         if self.game == "gladiola":
             from companion.games.gladiola import load_deck
 
             self._watch = HandWatch(load_deck())
 
-    def _hand_over_table(self, image: np.ndarray) -> bool:
+    def _hand_over_table(self, image: np.ndarray, now: float | None = None) -> bool:
         """Whether an arm reaches over the table: a large region that differs from the calm
         table and touches the image border (arms come in from the edge; a card put down does
-        not touch it). The calm table is a slowly updated background of small frames."""
+        not touch it). The calm table is a slowly updated background of small frames.
+
+        ``now`` (seconds; only once the game is over): a region that stays put for
+        :data:`ROW_STILL_SECONDS` is a shown row lying against the image's edge, no arm while it
+        stays so (else it would hold the reading of every later row back)."""
         small = cv2.resize(image, HAND_GRID, interpolation=cv2.INTER_AREA).astype(np.float32)
         small = cv2.GaussianBlur(small, (3, 3), 0)
         if self._background is None:
@@ -111,24 +129,54 @@ class VisionMoves:
         h, w = changed.shape
         hand = False
         self.arm = None
+        region: np.ndarray | None = None
         for k in range(1, count):
             x, y, bw, bh, area = stats[k]
             touches = x == 0 or y == 0 or x + bw == w or y + bh == h
             if touches and area >= HAND_AREA * w * h:
                 hand = True
-                self.arm = _border_entry(labels == k)
+                region = labels == k
+                self.arm = _border_entry(region)
                 break
+        if now is not None and region is not None and self._lies_still(region, small, now):
+            # a row laid against the edge (or an arm held still): no arm while it stays put; the
+            # calm table learns it slowly as it learns a card put down
+            self.arm, hand = None, False
+        if region is None:
+            self._still = None
         # the table adapts slowly (light drifts, cards settle in); never while an arm is over it
         rate = 0.0 if hand else HAND_ADAPT
         self._background = (1 - rate) * self._background + rate * small
         return hand
 
+    def _lies_still(self, region: np.ndarray, small: np.ndarray, now: float) -> bool:
+        """Whether the border ``region`` stayed put since :data:`ROW_STILL_SECONDS` before
+        ``now``: hardly any of it lies outside where it came to rest (it may shrink as the calm
+        table learns it) and few of its pixels differ from that frame's (:data:`ROW_STILL_MOTION`;
+        an arm sliding in drifts off both); remembers where it rests for the next frame."""
+        if self._still is not None:
+            rest, rest_image, since, frames = self._still
+            moved = (np.abs(small - rest_image).max(axis=2) > HAND_DIFF) & region
+            outside = int((region & ~rest).sum())
+            size = max(1, int(region.sum()))
+            if outside <= (1 - ROW_STILL_OVERLAP) * size and int(moved.sum()) <= ROW_STILL_MOTION * size:
+                if now - since >= ROW_STILL_SECONDS - 1e-9:
+                    if frames > 0:
+                        self._unarm = frames  # those frames saw a row, not an arm
+                    self._still = (region, rest_image, since, 0)
+                    return True
+                self._still = (region, rest_image, since, frames + 1)
+                return False
+        self._still = (region, small, now, 1)
+        return False
+
     def moves(self, frame: Frame) -> Sequence[MoveItem]:
         image = self.setup.prepare(frame.image)
         result = self.reader.read_frame(image)
-        self.hand = self._hand_over_table(image)
-        self._last = (frame.index, result, image)
         view = self.view() if self.view is not None else None
+        over = self.game == "gladiola" and bool(getattr(view, "over", False))
+        self.hand = self._hand_over_table(image, frame.timestamp if over else None)
+        self._last = (frame.index, result, image)
         if self.arm is not None and self.game == "gladiola":
             del self._arms[:-ARMS_KEPT]
             # one arm: frames with an arm at the same place, with gaps of at most ARM_GAP seconds
@@ -137,6 +185,13 @@ class VisionMoves:
                 self._arms.append([])
             self._arms[-1].append(self.arm)
             self._arm_time = frame.timestamp
+        # a row at rest against the edge was taken for an arm for a few frames: not whose arm laid it
+        while self._unarm > 0 and self._arms:
+            self._arms[-1].pop()
+            if not self._arms[-1]:
+                self._arms.pop()
+            self._unarm -= 1
+        self._unarm = 0
         found = self.tracker.update(frame.index, frame.timestamp, result, view=view, hand=self.hand or None)
         recount = self._watch_hands(image, view, frame.timestamp)
         items = [MoveItem(m.frame_index, m.timestamp, m.action, tuple(m.evidence)) for m in found]
@@ -177,13 +232,16 @@ class VisionMoves:
                 expected = (expected + 1) % view.players
         return out
 
-    def _row_layer(self) -> int | None:
+    def _row_layer(self) -> tuple[int | None, int | None]:
         """The player whose arm left the table just as this calm spell began (the one who laid
-        the row in view), by their place at the table; None when that is not clear (no arm seen
-        then, or places not learnt)."""
+        the row in view), by their place at the table: the one it was clearly at, and the one
+        it was nearest to (:data:`ROW_NEAR_MARGIN`); None when that is not known (no arm seen
+        then, places not learnt, or no place near enough)."""
         if self._seats is None or not self._arms or self._arm_time < self._calm_start - ARM_GAP - 1e-9:
-            return None
-        return self._seats.who(ArmEntry.middle(self._arms[-1]), reach=ROW_SEAT_REACH)
+            return None, None
+        entry = ArmEntry.middle(self._arms[-1])
+        return (self._seats.who(entry, reach=ROW_SEAT_REACH),
+                self._seats.who(entry, reach=ROW_SEAT_REACH, margin=ROW_NEAR_MARGIN))
 
     def take_reveals(self) -> list[RevealedHand]:
         """The shown hands named since the last call (Via Gladiola, after the game's end)."""
@@ -215,7 +273,8 @@ class VisionMoves:
         if revealed is None:
             seats = len(getattr(view, "hand_counts", ()))
             revealed = [self._named.get(p) for p in range(seats)]
-        named = self._watch.see(rows, view, revealed, self._row_layer())
+        laid_by, laid_near = self._row_layer()
+        named = self._watch.see(rows, view, revealed, laid_by, laid_near)
         if named is None:
             return None
         self._named[named.player] = named.cards

@@ -5,7 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from companion.vision_moves import VisionMoves
+from companion.vision_moves import ROW_STILL_SECONDS, VisionMoves
 
 
 class NoReader:
@@ -40,3 +40,70 @@ def test_slow_light_changes_are_not_a_hand():
     base = table().astype(np.float32)
     flags = [source._hand_over_table(np.clip(base * (1 + 0.004 * k), 0, 255).astype(np.uint8)) for k in range(60)]
     assert not any(flags)
+
+
+def test_after_the_end_a_row_laid_against_the_edge_becomes_table_but_a_moving_arm_does_not():
+    source = VisionMoves("gladiola", reader=NoReader())
+    calm = table()
+    for k in range(3):
+        source._hand_over_table(calm, now=0.1 * k)
+    row = calm.copy()
+    cv2.rectangle(row, (150, 300), (520, 360), (240, 240, 240), -1)  # a row reaching the bottom edge
+    times = [1.0 + 0.1 * k for k in range(15)]
+    flags = [source._hand_over_table(row, now=t) for t in times]
+    # an arm first (the region has to stay put for a while), then calm for good
+    assert all(f for f, t in zip(flags, times) if t < 1.0 + ROW_STILL_SECONDS - 0.05)
+    assert not any(f for f, t in zip(flags, times) if t > 1.0 + ROW_STILL_SECONDS + 0.15)
+    assert source.arm is None
+    # an arm sweeping in from the right never stays put long enough
+    moving = []
+    for k in range(15):
+        frame = row.copy()
+        cv2.rectangle(frame, (300 - 12 * k, 150), (640, 210), (120, 150, 210), -1)
+        moving.append(source._hand_over_table(frame, now=3.0 + 0.1 * k))
+    assert all(moving)
+
+
+def test_during_the_game_a_region_at_the_edge_stays_a_hand():
+    source = VisionMoves("gladiola", reader=NoReader())
+    calm = table()
+    for _ in range(3):
+        source._hand_over_table(calm)
+    row = calm.copy()
+    cv2.rectangle(row, (150, 300), (520, 360), (240, 240, 240), -1)
+    assert all(source._hand_over_table(row) for _ in range(20))
+
+
+class OverView:
+    players, current_player, over, hand_counts = 3, None, True, (0, 2, 0)
+
+
+class NoMoves:
+    def update(self, *args, **kwargs):
+        return []
+
+
+def test_the_frames_a_row_lay_still_against_the_edge_are_no_arm_of_whoever_laid_it():
+    from companion.sources import Frame
+
+    class Blank:
+        def read_frame(self, image):
+            return None
+
+    source = VisionMoves("gladiola", view=lambda: OverView(), reader=Blank(), tracker=NoMoves())
+    source._watch = None  # only the arms are looked at here
+    calm = table()
+    row = calm.copy()
+    cv2.rectangle(row, (150, 300), (520, 360), (240, 240, 240), -1)  # laid against the bottom edge
+    frames = [calm] * 3
+    for k in range(4):  # an arm from the left edge, moving as it lays the row
+        arm = row.copy()
+        cv2.rectangle(arm, (0, 180 + 10 * k), (300 + 20 * k, 230 + 10 * k), (120, 150, 210), -1)
+        frames.append(arm)
+    frames += [row] * 10
+    for i, image in enumerate(frames):
+        source.moves(Frame(i, 0.1 * i, image))
+    assert source.hand is False
+    # the arm stretches kept all come in from the left edge, none from the row's bottom edge
+    entries = [e for stretch in source._arms for e in stretch]
+    assert entries and all(e.x == 0.0 for e in entries)

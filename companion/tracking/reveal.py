@@ -12,7 +12,8 @@ row read whole and sure with another number of cards than the companion counted 
 missed or gave to another player) is named too, after more readings agree; :class:`RevealedHand`
 then says what was counted, and the caller applies a
 :class:`companion.games.gladiola.Recount` before revealing it. Only the last hand, or a hand
-whose row the player's own arm laid: while other players are still to show theirs, the count or
+whose row the player's own arm laid (an arm only nearer one player's place than the others' names
+that player's hand for a row of exactly their count): while other players are still to show theirs, the count or
 the arm is what tells one player's row from the next one's (a row whose reading was missed would
 otherwise give the next player's cards to it).
 """
@@ -208,17 +209,26 @@ class HandWatch:
         return other[0] if len(other) == 1 else None
 
     def see(self, hands: Sequence[object], view: object,
-            revealed: Sequence[Sequence[str] | None], laid_by: int | None = None) -> RevealedHand | None:
+            revealed: Sequence[Sequence[str] | None], laid_by: int | None = None,
+            laid_near: int | None = None) -> RevealedHand | None:
         """``laid_by``: the player whose arm laid the row, when their place at the table tells:
         their hand is watched instead of the next one in seat order (a hand the camera could not
         read no longer holds back everyone after it), and a row of theirs read whole overrules
-        their count as for the last hand."""
+        their count as for the last hand. ``laid_near``: the player whose place the arm was
+        nearest to, less clearly: their hand is watched instead when a row holds exactly their
+        count (no recount)."""
         counts = tuple(getattr(view, "hand_counts", ()))
+
+        def waiting(p: int | None) -> bool:
+            return (p is not None and 0 <= p < len(counts) and counts[p] > 0
+                    and (p >= len(revealed) or revealed[p] is None))
+
         player = next_player(counts, revealed)
-        by_arm = (laid_by is not None and 0 <= laid_by < len(counts) and counts[laid_by] > 0
-                  and (laid_by >= len(revealed) or revealed[laid_by] is None))
+        by_arm = waiting(laid_by)
         if by_arm:
             player = laid_by
+        elif waiting(laid_near) and any(len(getattr(h, "cards", ())) == counts[laid_near] for h in hands):
+            player = laid_near
         if player is None or not getattr(view, "over", False):
             self._track, self._claim = None, None
             return None

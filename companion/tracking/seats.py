@@ -29,6 +29,9 @@ ROW_SEAT_REACH = 0.3
 """The reach for the arm that lays a shown hand at the end: players reach farther along their
 side for a whole row than for the pile, and no move is judged from it (the hand must still fit
 the player's count)."""
+ROW_NEAR_MARGIN = 1.4
+"""A shown row's arm is *near* a player's place when every other place is at least this many
+times farther (the row then goes to that player only when it holds exactly their count)."""
 MIN_SAMPLES = 2
 """A player's place is known after this many arm entries."""
 
@@ -69,15 +72,15 @@ class SeatMap:
         place = self._place(player)
         return place[0] if place is not None and place[1] >= MIN_SAMPLES else None
 
-    def who(self, entry: ArmEntry, reach: float = SEAT_REACH) -> int | None:
+    def who(self, entry: ArmEntry, reach: float = SEAT_REACH, margin: float = SEAT_MARGIN) -> int | None:
         """The player whose place ``entry`` is clearly at (within ``reach``, every other place
-        ``SEAT_MARGIN`` times farther), or None (places unknown, or unclear)."""
+        ``margin`` times farther), or None (places unknown, or unclear)."""
         places = [(s.distance(entry), p) for p in range(len(self._entries)) if (s := self.seat(p)) is not None]
         if len(places) < 2:
             return None
         places.sort()
         (near, player), (second, _) = places[0], places[1]
-        if near > reach or second < max(reach, SEAT_MARGIN * near):
+        if near > reach or second < max(reach, margin * near):
             return None
         return player
 

@@ -231,6 +231,22 @@ def test_the_arm_that_laid_the_row_names_whose_hand_it_is():
     assert watch.see([other], View((3, 0, 2)), [None, None, None], laid_by=1) is None
 
 
+def test_a_row_laid_near_a_players_place_is_theirs_only_with_their_exact_count():
+    # Player 0's hand was never read; an arm nearest player 1's place lays a row.
+    view = View((5, 2, 3))
+    shown = row(card(CardKind.WALK, 17), card(CardKind.WALK, 23))
+    watch = HandWatch(DECK)
+    named = [watch.see([shown], view, [None, None, None], laid_near=1) for _ in range(3)]
+    assert named[:2] == [None, None] and named[2] is not None
+    assert (named[2].player, named[2].cards) == (1, ("W17", "W23"))
+    # three cards near player 1 (counted 2): no recount from a near arm, nor player 0's (5)
+    three = row(card(CardKind.WALK, 17), card(CardKind.WALK, 23), card(CardKind.WALK, 31))
+    watch = HandWatch(DECK)
+    assert all(watch.see([three], view, [None, None, None], laid_near=1) is None for _ in range(8))
+    # near a player whose hand is shown already: the seat order's player as before
+    assert all(watch.see([shown], view, [None, ("W01", "W02"), None], laid_near=1) is None for _ in range(4))
+
+
 def test_a_row_laid_by_the_players_own_arm_overrules_their_count():
     # Player 0 was counted 3 cards but shows 2, with two more hands still to come: from the
     # seat order alone the row is not taken; laid by player 0's arm it is, after more readings.

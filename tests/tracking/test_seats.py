@@ -8,7 +8,7 @@ import pytest
 from companion.errors import CompanionError
 from companion.games import gladiola
 from companion.session import MoveItem
-from companion.tracking.seats import ROW_SEAT_REACH, SEAT_REACH, ArmEntry, SeatMap
+from companion.tracking.seats import ROW_NEAR_MARGIN, ROW_SEAT_REACH, SEAT_REACH, ArmEntry, SeatMap
 from companion.vision_moves import VisionMoves, _border_entry
 
 BOTTOM, LEFT, TOP = ArmEntry(0.5, 1.0), ArmEntry(0.0, 0.4), ArmEntry(0.6, 0.0)
@@ -40,6 +40,15 @@ def test_the_arm_laying_a_shown_hand_may_reach_farther_along_its_side():
     assert seats.who(lower, reach=ROW_SEAT_REACH) == 1
     # between two places it stays unclear however far the reach
     assert seats.who(ArmEntry(0.25, 0.2), reach=ROW_SEAT_REACH) is None
+
+
+def test_a_row_arm_nearer_one_place_is_near_it_but_not_clearly_at_it():
+    seats = learnt(BOTTOM, LEFT, TOP)
+    corner = ArmEntry(0.15, 0.65)  # low on the left, towards the bottom player's side
+    assert seats.who(corner, reach=ROW_SEAT_REACH) is None
+    assert seats.who(corner, reach=ROW_SEAT_REACH, margin=ROW_NEAR_MARGIN) == 1
+    # farther than the reach from every place it is near none
+    assert seats.who(ArmEntry(0.25, 0.78), reach=ROW_SEAT_REACH, margin=ROW_NEAR_MARGIN) is None
 
 
 def test_an_arm_at_a_known_place_counts_for_its_player_whatever_the_count_says():
