@@ -109,3 +109,37 @@ def test_blank_or_garbage_crop_abstains(crop: np.ndarray) -> None:
     assert reading.kind is CardKind.UNKNOWN
     assert reading.value is None and reading.blisters is None and reading.date is None
     assert reading.confidence < ACCEPT
+
+
+def _pale(face: np.ndarray, contrast: float) -> np.ndarray:
+    """The face printed with ``contrast`` times its ink depth (a pale print), softened a little,
+    at the reading size."""
+    pale = (255 - (255 - face.astype(np.float32)) * contrast).astype(np.uint8)
+    small = cv2.resize(pale, (READ_W, READ_H), interpolation=cv2.INTER_AREA)
+    return cv2.GaussianBlur(small, (0, 0), 1.0)
+
+
+@pytest.mark.parametrize("card_id,style", [("W25", "trail"), ("W07", "meadow"), ("W30", "postcard")])
+def test_pale_print_with_clear_glyphs_reads(card_id: str, style: str) -> None:
+    """A print whose darkest ink is washed out (the blur gate is shut) still reads when its
+    glyphs are clearly one number; a fainter one abstains rather than guess."""
+    from vision.read.reader import _blur_gate, analyse
+
+    spec = SPECS[card_id]
+    face = np.ascontiguousarray(render_face(spec, style_named(spec.game, style), None, 6.0).image)
+    crop = _pale(face, 0.6)
+    assert _blur_gate(analyse(crop)) == 0.0
+    reading = read_card(crop, Deck.for_game("gladiola"))
+    assert reading.value == spec.value
+    assert ACCEPT <= reading.field_confidences.value < 1.0  # a soft print never reads with full confidence
+    assert read_card(_pale(face, 0.45), Deck.for_game("gladiola")).value is None
+
+
+def test_blur_gate_refuses_close_calls_on_soft_prints() -> None:
+    from vision.read.reader import _gated
+
+    assert _gated(0.7, 1.0) == pytest.approx(0.7)  # a sharp print is not touched
+    assert _gated(0.95, 0.0) >= ACCEPT  # clear glyphs on a soft print
+    assert _gated(0.75, 0.0) < ACCEPT  # a close call on a soft print
+    assert _gated(0.75, 0.5) >= ACCEPT
+    assert _gated(0.1, 0.0) == 0.0
