@@ -172,34 +172,37 @@ def test_a_pile_tops_quad_with_one_corner_on_the_card_below_is_mended() -> None:
     assert np.array_equal(right, top) and support == 0.9
 
 
+def _drawn(cards: list[np.ndarray], rules: tuple[int, ...] = (), rule_x: tuple[int, int] = (0, 0)) -> np.ndarray:
+    """Cards drawn in order (light, dark border) on a gray table, with short printed rules at
+    heights ``rules`` between ``rule_x`` across the last card, slightly blurred."""
+    import cv2
+
+    image = np.full((400, 400), 90, np.uint8)
+    for card in cards:
+        cv2.fillConvexPoly(image, card.astype(np.int32), 235)
+        cv2.polylines(image, [card.astype(np.int32)], True, 40, 2)
+    for y in rules:
+        cv2.line(image, (rule_x[0], y), (rule_x[1], y), 60, 1)
+    return cv2.GaussianBlur(image, (3, 3), 0)
+
+
 def test_a_pile_tops_quad_running_on_over_the_card_below_is_cut_back_to_a_card() -> None:
     # A pile's top card lies a little lower than the card below, whose top peeks out above it:
     # an outline from the lower card's top to the top card's bottom is longer than a card. Its
     # top side is moved down onto the top card's edge (not onto the short lines printed on the
     # card); a quad of a card's shape stays, and so does a long one without such an edge.
-    import cv2
-
     from vision.detect import DetectConfig, _card_aspect, _mend_side
 
-    image = np.full((400, 400), 90, np.uint8)
     top = np.array([[150, 180], [250, 180], [250, 326], [150, 326]], np.float64)
     below = top + [0, -32]
-    for card in (below, top):
-        cv2.fillConvexPoly(image, card.astype(np.int32), 235)
-        cv2.polylines(image, [card.astype(np.int32)], True, 40, 2)
-    for y in (230, 250, 270):  # printed rules across part of the top card
-        cv2.line(image, (165, y), (225, y), 60, 1)
-    image = cv2.GaussianBlur(image, (3, 3), 0)
+    image = _drawn([below, top], rules=(230, 250, 270), rule_x=(165, 225))  # rules printed on the top card
     merged = np.array([below[0], below[1], top[2], top[3]])
     assert _card_aspect(merged) < 0.6
     mended, _ = _mend_side(image, merged, 0.8, 3.0, DetectConfig())
     assert _corner_error(top, mended) < 4.0
     right, support = _mend_side(image, top, 0.9, 3.0, DetectConfig())
     assert np.array_equal(right, top) and support == 0.9
-    long = np.full((400, 400), 90, np.uint8)
-    cv2.fillConvexPoly(long, merged.astype(np.int32), 235)
-    cv2.polylines(long, [merged.astype(np.int32)], True, 40, 2)
-    kept, _ = _mend_side(cv2.GaussianBlur(long, (3, 3), 0), merged, 0.8, 3.0, DetectConfig())
+    kept, _ = _mend_side(_drawn([merged]), merged, 0.8, 3.0, DetectConfig())
     assert np.array_equal(kept, merged)
 
 
@@ -207,27 +210,16 @@ def test_a_pile_tops_quad_with_a_strip_of_the_card_below_beside_it_is_cut_back_t
     # The START card below peeks out beside the top card's long side (and a little below it): an
     # outline taking in the strip is wider than a card. Its far long side is moved in onto the top
     # card's edge; a wide outline without such an edge stays as it is.
-    import cv2
-
     from vision.detect import SIDE_MIN_WIDE, DetectConfig, _card_aspect, _mend_side
 
-    image = np.full((400, 400), 90, np.uint8)
     top = np.array([[150, 150], [240, 150], [240, 293], [150, 293]], np.float64)
     below = top + [-28, 18]
-    for card in (below, top):
-        cv2.fillConvexPoly(image, card.astype(np.int32), 235)
-        cv2.polylines(image, [card.astype(np.int32)], True, 40, 2)
-    for y in (190, 210, 230):  # printed rules across part of the top card
-        cv2.line(image, (160, y), (225, y), 60, 1)
-    image = cv2.GaussianBlur(image, (3, 3), 0)
+    image = _drawn([below, top], rules=(190, 210, 230), rule_x=(160, 225))  # rules printed on the top card
     merged = np.array([below[0], top[1], top[2], below[3]])
     assert _card_aspect(merged) > SIDE_MIN_WIDE
     mended, _ = _mend_side(image, merged, 0.8, 3.0, DetectConfig())
     assert _corner_error(top, mended) < 4.0
-    plain = np.full((400, 400), 90, np.uint8)
-    cv2.fillConvexPoly(plain, merged.astype(np.int32), 235)
-    cv2.polylines(plain, [merged.astype(np.int32)], True, 40, 2)
-    kept, _ = _mend_side(cv2.GaussianBlur(plain, (3, 3), 0), merged, 0.8, 3.0, DetectConfig())
+    kept, _ = _mend_side(_drawn([merged]), merged, 0.8, 3.0, DetectConfig())
     assert np.array_equal(kept, merged)
 
 
