@@ -54,6 +54,21 @@ def test_card_carried_in_by_a_hand_settles_only_after_it_stops():
     assert frame_17 == at_rest + 1 + SETTLE_FRAMES
 
 
+def _w17_laid_beside(film: Film, extra) -> tuple[list[int], int]:
+    """W17 carried in by a hand beside W30 (10 frames) and left at rest (40 frames), ``extra()``
+    adding one more observation to every frame; the frames where W17 settled, and the last frame
+    it moved in."""
+    for k in range(10):
+        f = (k + 1) / 10 * 0.9
+        film.frame([W30.obs(), W17.at(W17.x, HEIGHT + 50 + (W17.y - HEIGHT - 50) * f).obs(visible=False, confidence=0.4),
+                    extra()])
+    last_moving = len(film.frames) - 1
+    for _ in range(40):
+        film.frame([W30.obs(), W17.obs(), extra()])
+    events = settled(run(CardTracker(), film))
+    return [i for i, e in events if e.card.reading.value == 17], last_moving
+
+
 @pytest.mark.parametrize("drift", [False, True])
 def test_an_unread_outline_jumping_about_one_place_does_not_keep_the_table_busy(drift):
     # A gladiola fan outlined anew every frame: an unread piece jumping between three outlines
@@ -72,16 +87,7 @@ def test_an_unread_outline_jumping_about_one_place_does_not_keep_the_table_busy(
 
     for _ in range(20):
         film.frame([W30.obs(), piece()])
-    last_moving = len(film.frames) - 1
-    for k in range(10):  # W17 carried in (its own frames, the piece still jumping)
-        f = (k + 1) / 10 * 0.9
-        film.frame([W30.obs(), W17.at(W17.x, HEIGHT + 50 + (W17.y - HEIGHT - 50) * f).obs(visible=False, confidence=0.4),
-                    piece()])
-        last_moving = len(film.frames) - 1
-    for _ in range(40):
-        film.frame([W30.obs(), W17.obs(), piece()])
-    events = settled(run(CardTracker(), film))
-    frames_17 = [i for i, e in events if e.card.reading.value == 17]
+    frames_17, last_moving = _w17_laid_beside(film, piece)  # the piece still jumping
     if drift:
         assert frames_17 == []
     else:
@@ -104,15 +110,7 @@ def test_a_settled_outline_seen_in_turn_with_another_over_it_does_not_make_a_han
         shown[0] += 1
         return pair[shown[0] % 2].obs()
 
-    for k in range(10):  # W17 carried in
-        f = (k + 1) / 10 * 0.9
-        film.frame([W30.obs(), W17.at(W17.x, HEIGHT + 50 + (W17.y - HEIGHT - 50) * f).obs(visible=False, confidence=0.4),
-                    one()])
-    last_moving = len(film.frames) - 1
-    for _ in range(40):
-        film.frame([W30.obs(), W17.obs(), one()])
-    events = settled(run(CardTracker(), film))
-    frames_17 = [i for i, e in events if e.card.reading.value == 17]
+    frames_17, last_moving = _w17_laid_beside(film, one)
     if shift > 30:
         assert frames_17 == []
     else:
