@@ -22,7 +22,8 @@ import numpy as np
 from vision.detect import DetectConfig, detect_cards
 from vision.errors import InvalidImageError
 from vision.read.ocr import read_digits
-from vision.read.reader import ACCEPT, READ_H, READ_W, analyse, count_blisters, read_card
+from vision.read.reader import (ACCEPT, BLISTER_H_MM, BLISTER_ROW_MM, CARD_H_MM, CARD_W_MM, READ_H, READ_W, analyse,
+                                count_blisters, read_card)
 from vision.read.types import CardReading, Deck, Face, TileSize
 from vision.rectify import RectifyConfig, rectify
 from vision.types import CardDate, CardKind, CardObservation, Detection, FieldConfidences, FrameResult, Quad
@@ -174,7 +175,8 @@ class CardReader:
             if hit is None:
                 readable_now = crop is not None and (det.visible or self.config.read_hidden)
                 hit = read_card(crop, self.config.deck) if readable_now else CardReading()
-                if not det.visible and hit.blisters is not None:
+                if not det.visible and hit.blisters is not None and not (
+                        _row_in_view(det, detections, image.shape, hit) and _count_holds(image, det, hit, self.config)):
                     hit = replace(hit, blisters=None, field_confidences=replace(hit.field_confidences, blisters=0.0))
                 self.reads += 1
                 if det.visible and readable and _retry_turned(hit, det.quad):
@@ -294,6 +296,62 @@ def _warp(image: np.ndarray, quad: Quad, config: RectifyConfig) -> np.ndarray:
     dst = np.float32([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]])
     m = cv2.getPerspectiveTransform(quad.as_array().astype(np.float32), dst)
     return cv2.warpPerspective(image, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+ROW_VIEW_MARGIN_MM = 2.0
+"""How far (card mm) around the printed blister row must lie in the image and off every other
+card's outline for a partly hidden card's count to stand."""
+
+
+def _row_in_view(det: Detection, detections: Sequence[Detection], shape: tuple[int, ...],
+                 reading: CardReading) -> bool:
+    """Whether the blister row of a partly hidden card is in plain view: the row (with
+    :data:`ROW_VIEW_MARGIN_MM` around it) lies inside the image and meets no other card's
+    outline, so what hides the card is elsewhere (most often the image's edge)."""
+    top = BLISTER_ROW_MM.get(reading.kind)
+    if top is None:
+        return False
+    m = ROW_VIEW_MARGIN_MM
+    y0, y1 = top - m, top + BLISTER_H_MM + m
+    if reading.flipped:
+        y0, y1 = CARD_H_MM - y1, CARD_H_MM - y0
+    sx, sy = READ_W / CARD_W_MM, READ_H / CARD_H_MM
+    x0, x1 = 4.9 - m, CARD_W_MM - 4.9 + m
+    band = np.array([[x0 * sx, y0 * sy], [x1 * sx, y0 * sy], [x1 * sx, y1 * sy], [x0 * sx, y1 * sy]], np.float32)
+    src = Quad.card_order(det.quad.as_array()).as_array().astype(np.float32)
+    dst = np.array([[0, 0], [READ_W - 1, 0], [READ_W - 1, READ_H - 1], [0, READ_H - 1]], np.float32)
+    back = cv2.getPerspectiveTransform(dst, src)
+    poly = cv2.perspectiveTransform(band[None], back)[0]
+    h, w = shape[:2]
+    corners = src
+    if corners[:, 0].min() >= 1 and corners[:, 1].min() >= 1 and corners[:, 0].max() <= w - 2 \
+            and corners[:, 1].max() <= h - 2:
+        return False  # hidden by something on the table, which may lie over the row
+    if poly[:, 0].min() < 1 or poly[:, 1].min() < 1 or poly[:, 0].max() > w - 2 or poly[:, 1].max() > h - 2:
+        return False
+    for other in detections:
+        if other is det:
+            continue
+        area, _ = cv2.intersectConvexConvex(poly, other.quad.as_array().astype(np.float32))
+        if area > 0:
+            return False
+    return True
+
+
+HOLD_GROW = 0.04
+"""How much (fraction of the card's size) :func:`_count_holds` widens a partly hidden card's
+outline on every side to read its blisters again."""
+
+
+def _count_holds(image: np.ndarray, det: Detection, reading: CardReading, config: PipelineConfig) -> bool:
+    """Whether a partly hidden card's blister count is read the same from a slightly larger
+    outline: where the outline was mended short of the card's true edge, the larger one shows
+    the plaster it had cut off."""
+    corners = det.quad.as_array().astype(np.float64)
+    centre = corners.mean(axis=0)
+    grown = Quad.from_array(centre + (corners - centre) * (1.0 + 2 * HOLD_GROW))
+    again = read_card(rectify(image, grown, config.rectify), config.deck)
+    return again.kind is reading.kind and again.blisters == reading.blisters
 
 
 def _retry_turned(reading: CardReading, quad: Quad) -> bool:

@@ -607,6 +607,51 @@ def _join_halves(runs: list[list[int]], unit: float) -> list[list[int]]:
 MERGED_DOUBT = 0.4
 """Confidence cap of a count from a merged row's length that its waists do not confirm."""
 
+FIT_SCALES = np.arange(0.9, 1.121, 0.02)
+"""Scales of the printed row tried by :func:`_fit_row` (a quad a little off magnifies or
+shrinks the card in the crop by a few per cent)."""
+FIT_EDGE_PX = 3.0
+"""Width (px) of the soft edge of each plaster in the row model (blur spreads an edge)."""
+FIT_MARGIN = 0.4
+"""Least lead (in plaster lengths of squared error) of the best fitting count over the next one
+for the fit to count as a reading."""
+FIT_RESIDUAL = 0.2
+"""Largest squared error per plaster length of the best fit for it to count as a reading."""
+
+
+def _fit_row(profile: np.ndarray, ppx: float, centre: float, reach: float) -> tuple[int, float, float]:
+    """The plaster count whose printed row best explains a band's column profile.
+
+    ``profile``: per column, the share of the band's pixels off the paper. A row of ``n``
+    plasters is a centred run of ``n`` boxes (8.2 mm long, 9.8 mm apart) with soft edges; it is
+    tried for every ``n`` from 1 to 5 at a few scales and at shifts within ``reach`` px of
+    ``centre``, and the summed squared difference to the profile measures its fit (an empty
+    band fits 0). Returns (count, lead of the best count over the runner-up, the best fit's
+    error), the last two in plaster lengths so they mean the same at any crop size. Blur
+    joins plasters and smears the row's ends, but where the waists between them still show,
+    they fix the pitch, and the length the count; neither alone needs a threshold.
+    """
+    size = len(profile)
+    unit = BLISTER_MM * ppx
+    x = np.arange(size, dtype=np.float32) + 0.5
+    shifts = np.arange(-reach, reach + 0.01, 1.0, dtype=np.float32)
+    errors = {0: float((profile ** 2).sum())}
+    for n in range(1, 6):
+        best = np.inf
+        for s in FIT_SCALES:
+            pitch, length = (BLISTER_MM + BLISTER_GAP_MM) * ppx * s, BLISTER_MM * ppx * s
+            first = centre + shifts[:, None] - (n * pitch - (pitch - length)) / 2
+            model = np.zeros((len(shifts), size), np.float32)
+            for k in range(n):
+                start = first + k * pitch
+                inside = np.minimum(x[None, :] - start, start + length - x[None, :])
+                np.maximum(model, np.clip(inside / FIT_EDGE_PX + 0.5, 0, 1), out=model)
+            best = min(best, float(((profile[None, :] - model) ** 2).sum(axis=1).min()))
+        errors[n] = best
+    ranked = sorted(errors, key=errors.__getitem__)
+    count = ranked[0]
+    return count, (errors[ranked[1]] - errors[count]) / unit, errors[count] / max(1, count) / unit
+
 
 def _waist_pieces(profile: np.ndarray, runs: list[list[int]], unit: float) -> int:
     """How many plasters the occupied runs hold when each run is split at the waists of its
@@ -744,6 +789,17 @@ def count_blisters_in_row(a: _Analysis, kind: CardKind, flipped: bool) -> tuple[
         conf *= 0.5
     if cut_end and paper_mid is None:
         conf = min(conf, 0.4)  # something runs out of the band where the card's edge is not seen
+    if not (left_touch or right_touch):
+        # the whole row's shape as a second opinion: it reads rows whose ends blur smeared
+        # beyond the length rule's tolerance, and doubts a length its waists contradict
+        fitted, lead, error = _fit_row(marks.mean(axis=0).astype(np.float32), ppx, centre_px, tolerance)
+        fit_sure = fitted >= 1 and lead >= FIT_MARGIN and error <= FIT_RESIDUAL
+        if fit_sure and fitted == count:
+            conf = max(conf, float(np.clip(0.5 + (lead - FIT_MARGIN), 0.5, 0.9)))
+        elif fit_sure and conf < ACCEPT and not cut_end:  # (a plaster cut off may end the row)
+            count, conf = fitted, float(np.clip(0.5 + (lead - FIT_MARGIN), 0.5, 0.9))
+        elif fitted != count and lead >= FIT_MARGIN:
+            conf = min(conf, 0.4)
     if dark > DARK_MARKS:
         conf = 0.0
     return count, conf
