@@ -175,3 +175,19 @@ def test_a_blurred_fragment_at_one_end_keeps_the_other_ends_lone_vote_out() -> N
     assert _vote_corner(_end_reading(14), replace(_end_reading(None), fragments=True))[0] is None
     vote, _ = _vote_corner(replace(_end_reading(34), fragments=True), _end_reading(34))
     assert vote is not None and vote.value == 34  # two ends agreeing still read
+
+
+def test_a_digit_joined_to_the_card_frame_by_faint_ink_is_still_a_glyph() -> None:
+    """Blur joins the corner digits of these two cards (a rendered tuning scene) to their
+    dark frame through faint ink; joined as one piece, the digits vanished into the frame and
+    the cards were read as nothing. The frame, taller than any glyph, now stays apart."""
+    from samples.render import SceneConfig, render_scene
+    from vision.pipeline import CardReader, PipelineConfig
+    from vision.types import Detection, Quad
+
+    scene = render_scene(1297296023, Game.GLADIOLA, SceneConfig())
+    quads = {"W05": [[514.5, 461.5], [602.4, 461.0], [600.8, 580.7], [514.6, 586.5]],
+             "W19": [[437.6, 208.9], [533.3, 214.9], [519.5, 350.7], [427.9, 344.7]]}
+    reader = CardReader(PipelineConfig(deck=DECK, tesseract=False))
+    found = reader.read_detections(scene.image, [Detection(Quad.from_array(np.array(q)), 1.0) for q in quads.values()])
+    assert [(o.kind, o.value) for o in found.observations] == [(CardKind.WALK, SPECS[c].value) for c in quads]

@@ -170,6 +170,12 @@ def analyse(card: np.ndarray) -> _Analysis:
     return _Analysis(gray, bgr, ink, labels, blobs, glyphs, paper, sharp, lab, paper_lab, loose)
 
 
+GLYPH_JOIN_H = 0.25
+"""Tallest piece (share of the crop's height) that may be joined to others as one glyph: a
+taller one is the card's frame or an arm that faint ink connects to a digit; it stays apart
+(joined, the digit vanished into it)."""
+
+
 def _merge_fragments(blobs: list[Blob], labels: np.ndarray, ratio: np.ndarray) -> tuple[list[Blob], np.ndarray]:
     """Join pieces of one broken glyph (thin light strokes fall apart under the ink threshold).
 
@@ -188,8 +194,13 @@ def _merge_fragments(blobs: list[Blob], labels: np.ndarray, ratio: np.ndarray) -
         groups.setdefault(int(owner[b.label]), []).append(b)
     out: list[Blob] = []
     for parts in groups.values():
-        if len(parts) == 1:
-            out.append(parts[0])
+        # a part taller than any glyph (the card's frame, an arm) stays apart: the rest may
+        # still be the pieces of one glyph
+        tall = [b for b in parts if b.h > GLYPH_JOIN_H * labels.shape[0]]
+        out.extend(tall)
+        parts = [b for b in parts if b not in tall]
+        if len(parts) <= 1:
+            out.extend(parts)
             continue
         parts.sort(key=lambda b: b.x0)
         x0, y0 = min(b.x0 for b in parts), min(b.y0 for b in parts)
