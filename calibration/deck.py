@@ -53,6 +53,15 @@ towards the middle between near twins: a lead below the acceptance threshold (bu
 ``MatchConfig.weak_accept``) still decides for a blurred query with almost nothing hidden when
 the query fits the leader closely where the two differ (an unreadable smear fits neither).
 
+Blisters counted. Blur can leave a digit halfway between two cards whose blister columns still
+differ plainly (a 38 and a 35 with five and three blisters). The deck's labels show where it
+prints its k-th blister (:func:`calibration.features.blister_slots`); when the leader's lead is
+below the threshold (but at least ``MatchConfig.count_lead``), each slot where the candidates
+disagree is read on its own, and the leader is the answer when the reading fits it and every
+candidate it also fits trails it clearly. A slot reads as blank only with almost nothing hidden
+and nothing hidden next to it (a card lying over the column looks like blank card), and any
+slot that cannot be read surely leaves the count out.
+
 Crops on their side. A crop cut from a quad whose long side was misjudged (strong perspective)
 shows the card a quarter turn round; when the crop turned back fits the deck clearly better, it
 is matched instead and the answer says ``turned``.
@@ -114,6 +123,7 @@ from calibration.features import (
     TemplateBank,
     align_template,
     best_nudge,
+    blister_slots,
     blur_kernels,
     blur_luma,
     blur_margin,
@@ -557,7 +567,13 @@ class MatchConfig:
     when the query fits the leader within this RMS where the two differ
     (:meth:`DeckMatcher._weak_lead_holds`);
     ``pair_veto``: two candidates at their best shift only that lean the other way by at least
-    this much leave their comparison undecided.
+    this much leave their comparison undecided;
+    ``slot_sure``, ``slot_seen``, ``slot_reach``: a blister slot reads as showing a blister (or
+    none) when the query lies at least the first of the way from the candidates without (with)
+    one towards those with one (without), on the slot's pixels grown by ``slot_reach``, of which
+    at least ``slot_seen`` must be in view (:meth:`DeckMatcher._blister_reading`);
+    ``count_lead``: a leader ahead by at least this much (below the thresholds above) is the
+    answer when the blisters read slot by slot leave no candidate within the threshold of it.
     """
 
     keep: float = 0.7
@@ -597,6 +613,10 @@ class MatchConfig:
     weak_hidden: float = 0.05
     weak_residual: float = 0.6
     pair_veto: float = 0.5
+    slot_sure: float = 0.5
+    slot_seen: float = 0.5
+    slot_reach: int = 3
+    count_lead: float = 0.2
 
 
 @dataclass(frozen=True)
@@ -621,6 +641,12 @@ class Match:
     flipped: bool
     distance: float
     turned: bool = False
+
+
+def _pixels_to_cells(pixels: np.ndarray, cells: np.ndarray) -> bool:
+    """Whether any pixel of a (LUMA_H, LUMA_W) mask lies in a marked cell of a (GRID_H, GRID_W) grid."""
+    grid = pixels.reshape(GRID_H, LUMA_H // GRID_H, GRID_W, LUMA_W // GRID_W).any(axis=(1, 3))
+    return bool((grid & cells.astype(bool)).any())
 
 
 def _pixels(cells: np.ndarray) -> np.ndarray:
@@ -702,6 +728,8 @@ class DeckMatcher:
         self.reject = config.reject
         self._kernels: tuple[np.ndarray | None, ...] = (None, *blur_kernels())
         self._print = luma_cell_errors(np.zeros((LUMA_H, LUMA_W), np.float32), self._luma)  # (N, cells)
+        counts = np.array([lab.blisters or 0 for lab in deck.labels])
+        self._slots = blister_slots(self._luma, counts)
         self._scale_to_deck()
 
     def _scale_to_deck(self) -> None:
@@ -857,6 +885,11 @@ class DeckMatcher:
         worst = evidence.min(axis=1)
         win = int(worst.argmax())
         winner = close[win]
+        if cfg.count_lead <= worst[win] < accept:
+            counted = self._count_decides(q, close, evidence, win, accept, views, usable, hidden_cells)
+            if counted:
+                return self._answer(winner, bool(orient[best]), fit * (0.5 + float(worst[win])),
+                                    float(dist[winner]), blisters_sure=True), counted
         if worst[win] >= accept:
             return self._answer(winner, bool(orient[best]), min(1.0, fit * (0.5 + float(worst[win]))),
                                 float(dist[winner]), blisters_sure=True), "pair"
@@ -907,6 +940,22 @@ class DeckMatcher:
                 chosen = (errors[k], i, v)
         return None if chosen is None else (chosen[1], chosen[2])
 
+    def _count_decides(self, q: Descriptor, close: Sequence[int], evidence: np.ndarray, win: int, accept: float,
+                       views: _Views, usable: np.ndarray, hidden: np.ndarray) -> str:
+        """Why the leader ``close[win]`` (a lead below ``accept``) is the answer after all ('' if
+        not): the blisters read slot by slot (:meth:`_blister_reading`) fit the leader, and every
+        candidate that they also fit trails it by at least ``accept`` (blur leaves a digit between
+        two twins, while their blister columns still differ plainly)."""
+        reading = self._blister_reading(q, close, views, usable, hidden)
+        if not reading:
+            return ""
+        fits = [j for j, c in enumerate(close)
+                if all(((self.deck.labels[c].blisters or 0) >= k) == shown for k, shown in reading.items())]
+        if win not in fits or any(evidence[win, j] < accept for j in fits if j != win):
+            return ""
+        seen = sum(reading.values())
+        return f"blister count: {seen} of {len(reading)} differing slots show one"
+
     def _weak_lead_holds(self, q: Descriptor, winner: int, rivals: Sequence[int], views: _Views, usable: np.ndarray,
                          hidden: float) -> bool:
         """Whether a lead of ``winner`` below the acceptance threshold over ``rivals`` still decides.
@@ -933,6 +982,59 @@ class DeckMatcher:
             if not around.any() or float(np.sqrt(((q.luma - ta)[around] ** 2).mean())) > cfg.weak_residual:
                 return False
         return True
+
+    def _blister_reading(self, q: Descriptor, cards: Sequence[int], views: _Views, usable: np.ndarray,
+                         hidden: np.ndarray) -> dict[int, bool] | None:
+        """Whether the query shows its k-th blister, for every slot k where ``cards`` disagree
+        (``{k: True}``: a blister there); None when one of those slots cannot be read surely.
+
+        Each slot (:func:`calibration.features.blister_slots`) is read on its own, as where the
+        query lies between the candidates with and without a blister there (each set averaged,
+        laid over the query and blurred like it, the query's print scaled by how strongly it
+        shows the blisters that all candidates have): a count that a blurred digit leaves open
+        can still be plain in the blister column. A slot reads as blank only when at most
+        ``MatchConfig.hidden_clean`` of the cells and none next to the slot are hidden: a card or
+        a finger lying over the column can look like blank card.
+        """
+        cfg = self.config
+        fields = [self.deck.labels[c].blisters for c in cards]
+        if not self._slots or any(b is None for b in fields):
+            return None
+        counts = [b or 0 for b in fields]
+        grow = np.ones((cfg.slot_reach, cfg.slot_reach), np.uint8)
+        # Glare or coloured light changes how strongly blisters stand out; the slots where every
+        # candidate has one tell by how much (a gain kept within [1/3, 3]).
+        shared = np.zeros((LUMA_H, LUMA_W), bool)
+        for slot in self._slots[:min(counts)]:
+            shared |= cv2.dilate(slot.astype(np.uint8), grow).astype(bool)
+        shared &= usable
+        gain = 1.0
+        if shared.any():
+            t = np.mean([views.blurred(c) for c in cards], axis=0)[shared]
+            gain = float(np.clip((q.luma[shared] * t).sum() / max(float((t * t).sum()), 1e-6), 1 / 3, 3.0))
+        near_hidden = cv2.dilate(hidden.reshape(GRID_H, GRID_W).astype(np.uint8), np.ones((3, 3), np.uint8))
+        reading: dict[int, bool] = {}
+        for k, slot in enumerate(self._slots, start=1):
+            have = [c for c, b in zip(cards, counts) if b >= k]
+            lack = [c for c, b in zip(cards, counts) if b < k]
+            if not have or not lack or not slot.any():
+                continue
+            region = cv2.dilate(slot.astype(np.uint8), grow).astype(bool)
+            if float(usable[region].mean()) < cfg.slot_seen:
+                return None
+            a = np.mean([views.blurred(c) for c in have], axis=0)[region]
+            b = np.mean([views.blurred(c) for c in lack], axis=0)[region]
+            d = a - b
+            spread = float((d * d).sum())
+            if spread < 1e-6:
+                return None
+            e = float((d * (2 * q.luma[region] / gain - a - b)).sum()) / spread
+            if abs(e) < cfg.slot_sure:
+                return None
+            if e < 0 and (float(hidden.mean()) > cfg.hidden_clean or _pixels_to_cells(slot, near_hidden)):
+                return None
+            reading[k] = e > 0
+        return reading
 
     def _hidden_cells(self, q: Descriptor, cards: Sequence[int], views: _Views, sharp: np.ndarray) -> np.ndarray:
         """Cells (boolean, grid order) where the query fits none of ``cards``.

@@ -25,7 +25,8 @@ defocus disks and motion streaks, and :func:`blur_luma` shows a template through
 that moves no corner more than ``ALIGN_REACH``), for crops cut from slightly wrong quads;
 :func:`nudges` and :func:`best_nudge` move it a little further where two candidates differ, and
 :func:`blur_margin` marks the pixels that a blur fills from outside the descriptor.
-:func:`quarter_turn` turns back a crop that was cut with the card lying on its side.
+:func:`quarter_turn` turns back a crop that was cut with the card lying on its side, and
+:func:`blister_slots` finds where a deck prints its blisters from the enrolled labels.
 """
 
 from __future__ import annotations
@@ -350,3 +351,44 @@ def masked_mean(cells: np.ndarray, outliers: np.ndarray) -> np.ndarray:
     """Mean of each row over the cells that are not outliers."""
     good = ~outliers
     return cells[:, good].mean(axis=1) if good.any() else cells.mean(axis=1)
+
+
+SLOT_CORRELATION = 0.7
+"""Smallest correlation over a deck between a pixel's luma and "the card has at least k blisters"
+for that pixel to belong to blister slot k."""
+
+
+def blister_slots(luma: np.ndarray, counts: np.ndarray, floor: float = SLOT_CORRELATION) -> list[np.ndarray]:
+    """Where a deck prints its k-th blister: boolean (H, W) masks for k = 1 up to the largest count.
+
+    ``luma`` (N, H, W) are the deck's upright templates and ``counts`` (N,) their blister counts.
+    A pixel of slot k follows "at least k blisters" across the deck (correlation ``floor`` or
+    more) more closely than any other count, in the one blob that follows it most; a deck that
+    prints its blisters in no fixed place (or has none) gets no slots. Where no card has exactly
+    k - 1 blisters, slots k - 1 and k cannot be told apart: slot k - 1 takes one of the two
+    blisters and slot k stays empty.
+    """
+    x = luma.reshape(len(luma), -1).astype(np.float64)
+    x = x - x.mean(axis=0)
+    corrs = []
+    for k in range(1, int(counts.max(initial=0)) + 1):
+        ind = (counts >= k).astype(np.float64)
+        ind -= ind.mean()
+        denom = np.sqrt((x * x).sum(axis=0) * float((ind * ind).sum()))
+        corrs.append(np.where(denom > 1e-9, (x * ind[:, None]).sum(axis=0) / np.maximum(denom, 1e-9), 0.0))
+    if not corrs:
+        return []
+    stack = np.stack(corrs)
+    top = stack.argmax(axis=0)
+    slots = []
+    for k, corr in enumerate(stack):
+        mask = ((corr >= floor) & (top == k)).reshape(luma.shape[1:])
+        # A blister is one blob: print that happens to follow the count elsewhere (a digit in a
+        # small deck) is left out.
+        n, parts = cv2.connectedComponents(mask.astype(np.uint8), connectivity=8)
+        if n > 2:
+            weight = np.bincount(parts.ravel(), weights=corr, minlength=n)
+            weight[0] = -np.inf
+            mask = parts == int(weight.argmax())
+        slots.append(mask)
+    return slots if any(s.any() for s in slots) else []
