@@ -473,6 +473,17 @@ row of blisters seen as an edge) leaves a piece whose box holds only part of the
 that looks whole is not looked at wider: the wider look takes in the cards beside a pile's top.)"""
 
 
+WIDER_OVERLAP = 0.5
+"""The wider box takes in the cards beside the piece and the table around it (seen there as new
+cards, or again as cards already found): of what the wider look finds, only the pieces whose
+overlap with the piece looked at is at least this share of the smaller of the two are kept."""
+
+WIDER_COVER = 0.6
+"""The wider look is taken only when one of the whole cards it finds covers at least this share
+of the piece looked at: the piece is part of that card. Otherwise the coarse piece stands. (0.8
+loses film 111's W16 in the replay.)"""
+
+
 def _zoom_piece(
     frame: np.ndarray, segmenter: CardSegmenter, piece: _Piece, factor: float, config: DetectConfig,
     min_whole: int = 1,
@@ -481,26 +492,34 @@ def _zoom_piece(
 
     In the whole-frame maps the edge between a pile's top card and the cards peeking out below
     it, between the cards of a fan, or between two cards touching, is a pixel or two wide and
-    often lost, so they come out as one region. Here the piece's box (grown by ``seg_zoom_margin``) is scaled to ``seg_zoom``
-    times the whole-frame scale (at most the frame's own) and segmented alone (once more with a
-    wider box, see ``ZOOM_WIDER``). Returns the pieces found there, in the whole-frame map's
-    pixels, when at least ``min_whole`` of them are whole cards; otherwise nothing (the coarse
-    piece stands)."""
-    out, n_whole, cut = _look_closer(frame, segmenter, piece, factor, config, config.seg_zoom_margin)
-    if n_whole < min_whole and cut and piece.fill < config.seg_visible_fill:
-        out, n_whole, _ = _look_closer(frame, segmenter, piece, factor, config, ZOOM_WIDER * config.seg_zoom_margin)
-    return out if n_whole >= min_whole else []
+    often lost, so they come out as one region. Here the piece's box (grown by
+    ``seg_zoom_margin``) is scaled to ``seg_zoom`` times the whole-frame scale (at most the
+    frame's own) and segmented alone (once more with a wider box, see ``ZOOM_WIDER``, keeping
+    the card that holds the piece and what overlaps the piece, see ``WIDER_OVERLAP`` and
+    ``WIDER_COVER``). Returns the pieces found there, in the whole-frame map's pixels, when at
+    least ``min_whole`` of them are whole cards; otherwise nothing (the coarse piece stands)."""
+    out, wholes, cut = _look_closer(frame, segmenter, piece, factor, config, config.seg_zoom_margin)
+    if sum(wholes) < min_whole and cut and piece.fill < config.seg_visible_fill:
+        out, wholes, _ = _look_closer(frame, segmenter, piece, factor, config, ZOOM_WIDER * config.seg_zoom_margin)
+        area = abs(_shoelace(piece.quad))
+        shared = [_poly_overlap(_clockwise(p.quad), _clockwise(piece.quad)) for p in out]
+        kept = [k for k, p in enumerate(out) if shared[k] >= WIDER_OVERLAP * min(area, abs(_shoelace(p.quad)))]
+        if not any(wholes[k] and shared[k] >= WIDER_COVER * area for k in kept):
+            return []
+        out, wholes = [out[k] for k in kept], [wholes[k] for k in kept]
+    return out if sum(wholes) >= min_whole else []
 
 
 def _look_closer(
     frame: np.ndarray, segmenter: CardSegmenter, piece: _Piece, factor: float, config: DetectConfig, margin: float,
-) -> tuple[list[_Piece], int, bool]:
+) -> tuple[list[_Piece], list[int], bool]:
     """One closer look (see :func:`_zoom_piece`) at the piece's box grown by ``margin`` of its
-    longer side: the pieces found, how many are whole cards, and whether a piece not whole runs
-    into an edge of the box that lies inside the frame."""
+    longer side: the pieces found, how many whole cards each is (0; 2 for a card with a strip of
+    the one below beside it, else 1), and whether a piece not whole runs into an edge of the box
+    that lies inside the frame."""
     fine = min(1.0, config.seg_zoom * factor)
     if fine < 1.2 * factor:
-        return [], 0, False
+        return [], [], False
     height, width = frame.shape[:2]
     x0, y0 = piece.quad.min(axis=0)
     x1, y1 = piece.quad.max(axis=0)
@@ -510,7 +529,7 @@ def _look_closer(
     fx1 = min(width, int(math.ceil(((x1 + grow) + 0.5) / factor)))
     fy1 = min(height, int(math.ceil(((y1 + grow) + 0.5) / factor)))
     if fx1 - fx0 < 8 or fy1 - fy0 < 8:
-        return [], 0, False
+        return [], [], False
     cw, ch = round((fx1 - fx0) * fine), round((fy1 - fy0) * fine)
     canvas = np.zeros((-(-ch // 16) * 16, -(-cw // 16) * 16, 3), np.uint8)
     canvas[:ch, :cw] = cv2.resize(frame[fy0:fy1, fx0:fx1], (cw, ch), interpolation=cv2.INTER_AREA)
@@ -519,7 +538,7 @@ def _look_closer(
     scale = factor / fine
     offset = np.array([fx0 * factor, fy0 * factor]) + 0.5 * scale - 0.5
     out: list[_Piece] = []
-    n_whole = 0
+    wholes: list[int] = []
     cut = False
     crop_area = float(cw * ch)
     inner = (fx0 > 0, fy0 > 0, fx1 < width, fy1 < height)  # the box's left, top, right, bottom edges
@@ -530,13 +549,13 @@ def _look_closer(
         whole = (local.fill >= config.seg_visible_fill and _plausible_shape(local.quad, config)
                  and not _touches_border(local.quad, cw, ch, 1.5))
         # wider than a card: a card with a strip of the card below beside it (see ``SIDE_MIN_WIDE``)
-        n_whole += (2 if _card_aspect(local.quad) > SIDE_MIN_WIDE else 1) if whole else 0
+        wholes.append((2 if _card_aspect(local.quad) > SIDE_MIN_WIDE else 1) if whole else 0)
         if not whole:
             q = local.quad
             cut = cut or any(edge and hit for edge, hit in zip(
                 inner, ((q[:, 0] < 1.5).any(), (q[:, 1] < 1.5).any(), (q[:, 0] > cw - 2.5).any(), (q[:, 1] > ch - 2.5).any())))
         out.append(replace(_moved(local, scale, offset), closer=True))
-    return out, n_whole, cut
+    return out, wholes, cut
 
 
 def _grow(quad: np.ndarray, distance: float) -> np.ndarray:

@@ -299,6 +299,45 @@ def test_a_closer_look_that_cuts_the_card_off_looks_again_wider() -> None:
     assert _zoom_piece(image, _BlueSegmenter(), looks_whole, factor, DetectConfig()) == []  # type: ignore[arg-type]
 
 
+def _upper_piece(card: np.ndarray, factor: float, extra: float = 0.0) -> _Piece:
+    """The whole-frame piece of ``card`` (upright, 100 x 150) split off at 112 px by its print, in
+    map pixels; ``extra`` widens it to the right (a piece holding more than that card)."""
+    upper = np.array([card[0], card[1] + [extra, 0], card[1] + [extra, 112], card[0] + [0, 112]])
+    centre = upper.mean(axis=0) * factor
+    return _Piece((upper + 0.5) * factor - 0.5, 0.8, 0.9, (tuple(centre), ((100 + extra) * factor, 112 * factor), 0.0))
+
+
+def test_the_wider_look_keeps_only_what_overlaps_the_piece_looked_at() -> None:
+    # A light slip lies beside the card, inside the wider box only: the wider look sees it as a
+    # card of its own, which is not the piece's card and is left out. When the card itself is not
+    # seen whole there either, the wider look gives nothing and the coarse piece stands.
+    from vision.detect import DetectConfig, _zoom_piece
+
+    factor = 0.375
+    card = _card_at(550, 325)
+    slip = np.array([[618.0, 262.0], [646.0, 262.0], [646.0, 318.0], [618.0, 318.0]])
+    piece = _upper_piece(card, factor)
+    image = _scene([card], [card, slip])
+    closer = [(p.quad + 0.5) / factor - 0.5 for p in _zoom_piece(image, _BlueSegmenter(), piece, factor, DetectConfig())]  # type: ignore[arg-type]
+    assert len(closer) == 1 and _corner_error(card, closer[0]) < 3.0
+    notched = np.vstack([card[:2], card[2] + [0, -40], card[2] + [-40, -40], card[2] + [-40, 0], card[3:]])
+    image = _scene([card], [notched, slip])
+    assert _zoom_piece(image, _BlueSegmenter(), piece, factor, DetectConfig()) == []  # type: ignore[arg-type]
+
+
+def test_the_wider_look_is_taken_only_when_a_card_found_holds_the_piece() -> None:
+    # The piece looked at runs on to the right of the card over the table: the card seen whole in
+    # the wider look covers too little of it to be the piece's card, so the coarse piece stands.
+    from vision.detect import WIDER_COVER, DetectConfig, _zoom_piece
+
+    factor = 0.375
+    card = _card_at(550, 325)
+    image = _scene([card], [card])
+    assert len(_zoom_piece(image, _BlueSegmenter(), _upper_piece(card, factor), factor, DetectConfig())) == 1  # type: ignore[arg-type]
+    wide = _upper_piece(card, factor, extra=100 * (1 / WIDER_COVER - 1) + 10)
+    assert _zoom_piece(image, _BlueSegmenter(), wide, factor, DetectConfig()) == []  # type: ignore[arg-type]
+
+
 def test_a_closer_look_at_a_fan_counts_a_card_seen_with_a_strip_beside_it_as_two() -> None:
     # A fan of three cards is one region twice a card's size; looked at closer, the first card
     # shows as a strip and the top card as one region with the strip of the middle card beside
