@@ -17,7 +17,9 @@ at the table, when it is clear; or the place it was nearest to, for a row of exa
 count), else of the next player in seat order. A row laid against the image's edge looks like an
 arm at first; once it lies still a moment it is none. When the row holds another
 number of cards than counted, a :class:`gladiola.Recount` is returned as a move of that frame
-first (the table overrules the count; moves are applied before the reveals).
+first (the table overrules the count; moves are applied before the reveals); when one of its
+FINISH or gladiola cards was logged on the table under its id (a twin read while covered), a
+:class:`gladiola.Relabel` of the table's card goes before it.
 """
 
 from __future__ import annotations
@@ -193,10 +195,9 @@ class VisionMoves:
             self._unarm -= 1
         self._unarm = 0
         found = self.tracker.update(frame.index, frame.timestamp, result, view=view, hand=self.hand or None)
-        recount = self._watch_hands(image, view, frame.timestamp)
+        shown = self._watch_hands(image, view, frame.timestamp)
         items = [MoveItem(m.frame_index, m.timestamp, m.action, tuple(m.evidence)) for m in found]
-        if recount is not None:
-            items.append(MoveItem(frame.index, frame.timestamp, recount, ()))
+        items += [MoveItem(frame.index, frame.timestamp, action, ()) for action in shown]
         return self._whose(items, view) if self.game == "gladiola" else items
 
     def _whose(self, items: list[MoveItem], view: Any) -> list[MoveItem]:
@@ -248,20 +249,21 @@ class VisionMoves:
         out, self._pending = self._pending, []
         return out
 
-    def _watch_hands(self, image: np.ndarray, view: Any, frame_time: float) -> gladiola.Recount | None:
+    def _watch_hands(self, image: np.ndarray, view: Any, frame_time: float) -> list[gladiola.Action]:
         """Read a shown hand on calm frames once the game is over (see the module doc); the
-        recount to apply before the hand named, if it holds another number of cards than counted."""
+        moves to apply before the hand named: the relabels of table cards it holds, then a
+        recount if it holds another number of cards than counted."""
         if self._watch is None or view is None or not getattr(view, "over", False):
-            return None
+            return []
         if self.hand:
             self._calm_frames = 0
             self._watch.reset()
-            return None
+            return []
         if self._calm_frames == 0:
             self._calm_start = frame_time
         self._calm_frames += 1
         if self._calm_frames % REVEAL_EVERY:
-            return None
+            return []
         from vision.hand import read_hands
 
         # only an arm over the table holds the reading back: the overlapping cards of a shown
@@ -276,10 +278,13 @@ class VisionMoves:
         laid_by, laid_near = self._row_layer()
         named = self._watch.see(rows, view, revealed, laid_by, laid_near)
         if named is None:
-            return None
+            return []
         self._named[named.player] = named.cards
         self._pending.append(named)
-        return gladiola.Recount(named.player, len(named.cards)) if named.recounted else None
+        actions: list[gladiola.Action] = [gladiola.Relabel(card, as_card) for card, as_card in named.relabels]
+        if named.recounted:
+            actions.append(gladiola.Recount(named.player, len(named.cards)))
+        return actions
 
     def annotate(self, frame: Frame) -> np.ndarray:
         """The frame with each card's outline and reading, and a mark while an arm is over the table."""

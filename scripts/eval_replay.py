@@ -42,13 +42,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 HIDDEN_ACTIONS = frozenset({"pause", "remove", "table-walk", "keep", "give", "discard-own", "missed-wrong",
-                            "missed-draw", "turn-to", "recount"})
+                            "missed-draw", "turn-to", "recount", "relabel"})
 """Not compared: a pause and the Valais*Wallis joker steps keep, give and discard-own happen in
 a hand; ``remove`` is the camera's record of a wrong card taken off the row, ``table-walk``
 the companion accepting a refused card the players built on (the walk itself was compared when
 it was laid), ``missed-wrong``/``missed-draw`` corrections for moves the camera missed and
 ``turn-to`` the turn passed to the player whose arm laid the next card, ``recount`` a shown
-hand's number of cards taken from the table;
+hand's number of cards taken from the table, ``relabel`` a FINISH or gladiola on the table given
+a twin's id because a shown hand holds the id it was logged under;
 the game's own log lists none of these."""
 
 

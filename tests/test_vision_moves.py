@@ -107,3 +107,36 @@ def test_the_frames_a_row_lay_still_against_the_edge_are_no_arm_of_whoever_laid_
     # the arm stretches kept all come in from the left edge, none from the row's bottom edge
     entries = [e for stretch in source._arms for e in stretch]
     assert entries and all(e.x == 0.0 for e in entries)
+
+
+def test_a_hand_named_with_a_table_twin_comes_after_its_relabel_and_recount(monkeypatch):
+    import vision.hand
+    from companion.games import gladiola
+    from companion.sources import Frame
+    from companion.tracking.reveal import RevealedHand
+
+    class Blank:
+        def read_frame(self, image):
+            return None
+
+    class Watch:
+        """Names player 1's hand (shown with 3 cards, counted 2) holding the table's G1."""
+
+        def __init__(self):
+            self.seen = 0
+
+        def reset(self):
+            pass
+
+        def see(self, rows, view, revealed, laid_by=None, laid_near=None):
+            self.seen += 1
+            if self.seen != 2:
+                return None
+            return RevealedHand(1, ("W05", "W09", "G1"), 0, 2, (("G1", "G2"),))
+
+    monkeypatch.setattr(vision.hand, "read_hands", lambda image: [])
+    source = VisionMoves("gladiola", view=lambda: OverView(), reader=Blank(), tracker=NoMoves())
+    source._watch = Watch()
+    found = [item for i in range(6) for item in source.moves(Frame(i, 0.1 * i, table()))]
+    assert [item.action for item in found] == [gladiola.Relabel("G1", "G2"), gladiola.Recount(1, 3)]
+    assert [hand.cards for hand in source.take_reveals()] == [("W05", "W09", "G1")]

@@ -407,7 +407,26 @@ class Recount:
         return {"type": "recount", "player": self.player, "count": self.count}
 
 
-Action = Union[Walk, Pause, LayGladiola, TableWalk, TurnTo, Recount]
+@dataclass(frozen=True)
+class Relabel:
+    """The FINISH or gladiola logged on the table as ``card`` is really ``as_card``, another
+    card of the same kind (its blister count was misread while it lay partly covered, and the
+    camera later sees ``card`` in a shown hand). Only the id on the table changes: a FINISH
+    is worth 50 km whichever it is and a gladiola has no value, so no step, draw or verdict
+    given before changes. An observer-only action, like :class:`Recount`; a full-information
+    :class:`State` never takes it."""
+
+    card: str
+    as_card: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "relabel", "card": self.card, "as_card": self.as_card}
+
+
+Action = Union[Walk, Pause, LayGladiola, TableWalk, TurnTo, Recount, Relabel]
+_ACTION_TYPES = (Walk, Pause, LayGladiola, TableWalk, TurnTo, Recount, Relabel)
+RELABEL_KINDS = (CardKind.FINISH, CardKind.GLADIOLA)
+"""The kinds of card whose twins differ only in the blister count (what a :class:`Relabel` swaps)."""
 
 
 def pause_by(to_play: int | None, player: int | None) -> tuple[Action, ...]:
@@ -420,7 +439,8 @@ def pause_by(to_play: int | None, player: int | None) -> tuple[Action, ...]:
 
 
 def action_from_json(data: Any) -> Action:
-    """Parse ``{"type": "walk"|"pause"|"gladiola"|"table-walk", "card": id}``; CompanionError if malformed."""
+    """Parse ``{"type": "walk"|"pause"|"gladiola"|"table-walk", "card": id}`` and the observer's
+    ``turn-to``, ``recount`` and ``relabel`` (``card``, ``as_card``); CompanionError if malformed."""
     if not isinstance(data, Mapping):
         raise CompanionError(f"expected an action object, got {type(data).__name__}")
     kind = data.get("type")
@@ -439,18 +459,25 @@ def action_from_json(data: Any) -> Action:
                 or set(data) - {"type", "player", "count"}:
             raise CompanionError(f"a recount takes an int player and an int count and nothing else, got {dict(data)!r}")
         return Recount(player, count)
+    if kind == "relabel":
+        card, as_card = data.get("card"), data.get("as_card")
+        if not all(isinstance(v, str) and v for v in (card, as_card)) or set(data) - {"type", "card", "as_card"}:
+            raise CompanionError(f"a relabel takes a card id and an as_card id and nothing else, got {dict(data)!r}")
+        return Relabel(card, as_card)
     if kind in ("walk", "gladiola", "table-walk"):
         card = data.get("card")
         if not isinstance(card, str) or not card:
             raise CompanionError(f"a {kind} action needs a card id string, got {card!r}")
         return {"walk": Walk, "gladiola": LayGladiola, "table-walk": TableWalk}[kind](card)
-    raise CompanionError(f"action type: expected walk, pause, gladiola, table-walk, turn-to or recount, got {kind!r}")
+    raise CompanionError(
+        f"action type: expected walk, pause, gladiola, table-walk, turn-to or recount (or relabel), got {kind!r}"
+    )
 
 
 def _check_action(action: object) -> None:
-    if not isinstance(action, (Walk, Pause, LayGladiola, TableWalk, TurnTo, Recount)):
+    if not isinstance(action, _ACTION_TYPES):
         raise CompanionError(
-            f"expected a Via Gladiola action (Walk, Pause, LayGladiola, TableWalk, TurnTo, Recount), "
+            f"expected a Via Gladiola action (Walk, Pause, LayGladiola, TableWalk, TurnTo, Recount, Relabel), "
             f"got {type(action).__name__}"
         )
 
@@ -584,6 +611,8 @@ def _judge(view: PublicView, action: Action, deck: Deck) -> _Refusal | None:
         if action.count == view.hand_counts[action.player]:
             return _Refusal("recount.same", f"player {action.player + 1} was counted {action.count} cards already")
         return None
+    if isinstance(action, Relabel):
+        return _judge_relabel(view, action, deck)
     if view.over or view.current_player is None:
         return _Refusal("game.over", "the game is over")
     if isinstance(action, Pause):
@@ -629,6 +658,36 @@ def _judge(view: PublicView, action: Action, deck: Deck) -> _Refusal | None:
     return None
 
 
+def _judge_relabel(view: PublicView, action: Relabel, deck: Deck) -> _Refusal | None:
+    """Why the table's ``action.card`` cannot be taken for ``action.as_card``, or None."""
+    card, as_card = deck.get(action.card), deck.get(action.as_card)
+    for cid, found in ((action.card, card), (action.as_card, as_card)):
+        if found is None:
+            return _Refusal("card.unknown", f"unknown card {cid!r}")
+    assert card is not None and as_card is not None
+    if card.kind not in RELABEL_KINDS or as_card.kind is not card.kind:
+        return _Refusal("relabel.kind", f"a relabel swaps two FINISH or two gladiola cards, got "
+                        f"{card.label} ({card.id}) and {as_card.label} ({as_card.id})")
+    if card.id == as_card.id:
+        return _Refusal("relabel.same", f"{card.id} would be relabelled as itself")
+    table = view.on_table()
+    if card.id not in table:
+        return _Refusal("relabel.not-on-table", f"{card.label} ({card.id}) does not lie on the table")
+    if as_card.id in table:
+        return _Refusal("card.on-table", f"{as_card.label} ({as_card.id}) already lies on the table")
+    return None
+
+
+def _relabelled(view: PublicView, action: Relabel) -> PublicView:
+    """``view`` with the table's ``action.card`` named ``action.as_card`` wherever it lies."""
+
+    def swap(ids: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(action.as_card if cid == action.card else cid for cid in ids)
+
+    return replace(view, walk_pile=swap(view.walk_pile), set_aside=tuple(swap(p) for p in view.set_aside),
+                   gladiolas=swap(view.gladiolas))
+
+
 def _advance(view: PublicView, action: Action, rules: Rules, deck: Deck) -> _Outcome | _Refusal:
     """The public effect of ``action``: next view, verdict and hidden card movements."""
     refusal = _judge(view, action, deck)
@@ -640,6 +699,11 @@ def _advance(view: PublicView, action: Action, rules: Rules, deck: Deck) -> _Out
         return _Outcome(replace(view, hand_counts=tuple(counts)), Verdict.ok(
             f"player {action.player + 1} shows {_cards(action.count)}, the companion counted {counted}: "
             "the shown hand counts"), ())
+    if isinstance(action, Relabel):
+        card, as_card = deck.card(action.card), deck.card(action.as_card)
+        return _Outcome(_relabelled(view, action), Verdict.ok(
+            f"the {card.kind.value} logged on the table as {card.id} ({card.blisters} blisters) is {as_card.id} "
+            f"({as_card.blisters} blisters): {card.id} was shown in a hand"), ())
     if isinstance(action, TurnTo):
         skipped = (action.player - view.current_player) % view.players if view.current_player is not None else 0
         return _Outcome(replace(view, current_player=action.player), Verdict.ok(
@@ -772,6 +836,8 @@ def _describe(view: PublicView, action: Action, deck: Deck) -> str:
         return f"turn passes to player {action.player + 1}"
     if isinstance(action, Recount):
         return f"player {action.player + 1} shows {_cards(action.count)} (counted {view.hand_counts[action.player]})"
+    if isinstance(action, Relabel):
+        return f"the table's {action.card} is {action.as_card}"
     card = deck.get(action.card)
     if card is None:
         return f"{action.to_json()['type']} unknown card {action.card!r}"
@@ -987,6 +1053,9 @@ class State:
         if isinstance(action, Recount):
             raise IllegalAction("recount.table-only", "a recount is the observer's record of a hand shown at the "
                                 "end; the full game state knows every hand")
+        if isinstance(action, Relabel):
+            raise IllegalAction("relabel.table-only", "a relabel is the observer's correction of a card id the "
+                                "camera misread; the full game state knows every card")
         if isinstance(action, TurnTo):
             raise IllegalAction("turn.table-only", "a turn passed on is the observer's record of what the camera "
                                 "saw; the full game state knows whose turn it is")
@@ -1232,10 +1301,13 @@ class Observer:
         return _describe(self._view, action, self.deck)
 
     def _shown_already(self, action: Action) -> Verdict | None:
-        """The refusal of a :class:`Recount` of a hand already revealed, or None."""
+        """The refusal of a :class:`Recount` of a hand already revealed, or of a
+        :class:`Relabel` to a card already shown in a hand; else None."""
         if isinstance(action, Recount) and 0 <= action.player < len(self._revealed) \
                 and self._revealed[action.player] is not None:
             return Verdict.illegal("recount.revealed", f"player {action.player + 1} has already revealed their hand")
+        if isinstance(action, Relabel) and any(h is not None and action.as_card in h for h in self._revealed):
+            return Verdict.illegal("relabel.shown", f"{action.as_card} was already shown in a hand")
         return None
 
     # -- scoring at the end --------------------------------------------------------------------

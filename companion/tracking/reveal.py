@@ -16,6 +16,12 @@ whose row the player's own arm laid (an arm only nearer one player's place than 
 that player's hand for a row of exactly their count): while other players are still to show theirs, the count or
 the arm is what tells one player's row from the next one's (a row whose reading was missed would
 otherwise give the next player's cards to it).
+
+A FINISH or gladiola laid during the game may have been logged under a twin's id (its blister
+count misread while partly covered): a shown hand then holds a card "on the table". When every
+other card of the row is named and free, one such card is named anyway and the hand comes with a
+relabel (:attr:`RevealedHand.relabels`): the table's card is taken for a free card of the same
+kind, which the caller applies first as a :class:`companion.games.gladiola.Relabel`.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from companion.errors import CompanionError
-from companion.games.gladiola import Card, CardKind, Deck
+from companion.games.gladiola import RELABEL_KINDS, Card, CardKind, Deck
 from vision.types import Quad
 
 AGREE = 3
@@ -35,17 +41,25 @@ RECOUNT_AGREE = 5
 RECOUNT_REACH = 3
 """Largest difference between a row's number of cards and the companion's count for the row to
 be taken as the hand (a bigger one is more likely a pile or a part of a row than a miscount)."""
+RELABEL_MOST = 1
+"""Most cards of a row that may be named although their id lies on the table (see the module
+doc): more such cards make the row more likely a pile of the table than a hand."""
+RELABEL_NAMED = 3
+"""Cards of a row that must be named free, without a relabel, for a relabel to be made."""
 
 
 @dataclass(frozen=True)
 class RevealedHand:
     """The hand ``player`` showed, as card ids of the deck, with its blister total; ``counted``:
-    the cards the companion counted for the player (None: as many as shown)."""
+    the cards the companion counted for the player (None: as many as shown); ``relabels``:
+    (card on the table, free card of the same kind it is taken for) pairs to apply before the
+    hand is revealed."""
 
     player: int
     cards: tuple[str, ...]
     blisters: int
     counted: int | None = None
+    relabels: tuple[tuple[str, str], ...] = ()
 
     @property
     def recounted(self) -> bool:
@@ -55,6 +69,8 @@ class RevealedHand:
         out: dict[str, object] = {"player": self.player, "cards": list(self.cards), "blisters": self.blisters}
         if self.recounted:
             out["counted"] = self.counted
+        if self.relabels:
+            out["relabels"] = [{"card": card, "as_card": as_card} for card, as_card in self.relabels]
         return out
 
 
@@ -132,14 +148,17 @@ class HandWatch:
     :data:`SURE_SEEN` frames (``agree`` if fewer) and the row was seen on ``agree`` frames or
     more; a position ever read sure as two different cards starts the watch again (from the
     frame that contradicted). A row naming a card on the table or already shown is no row of
-    this hand. A frame without a fitting row changes nothing (the caller starts the watch again
-    when an arm is over the table); a row in another place starts it again. Hands are shown in
-    one place, so while a player's hand is not named, a row of :data:`OTHER_HAND_CARDS` sure
-    cards none of which was seen in that player's row is another player's and not taken.
+    this hand (but for one FINISH or gladiola twin, see the module doc). A frame without a
+    fitting row changes nothing (the caller starts the watch again when an arm is over the
+    table); a row in another place starts it again. Hands are shown in one place, so while a
+    player's hand is not named, a row of :data:`OTHER_HAND_CARDS` sure cards none of which was
+    seen in that player's row is another player's and not taken.
 
     A row of as many cards as counted is taken first; otherwise, when the player is the last one
     to show a hand, the one row (no choice between several) whose number is within
-    ``RECOUNT_REACH`` of the count, after ``recount_agree`` frames.
+    ``RECOUNT_REACH`` of the count, after ``recount_agree`` frames. A row holding a FINISH or
+    gladiola logged on the table under its id (see the module doc) also needs
+    ``recount_agree`` frames.
     """
 
     def __init__(self, deck: Deck, agree: int = AGREE, recount_agree: int = RECOUNT_AGREE) -> None:
@@ -171,18 +190,22 @@ class HandWatch:
         unique = {ids[0] for ids in readings if ids is not None and len(ids) == 1}
         return len(unique) >= OTHER_HAND_CARDS and not unique & self._claim[1]
 
-    def _readings(self, hand: object, taken: frozenset[str]) -> list[tuple[str, ...] | None] | None:
+    def _readings(self, hand: object, taken: frozenset[str],
+                  table: frozenset[str] = frozenset()) -> list[tuple[str, ...] | None] | None:
         """Per card, the ids a sure reading names (None: unsure); None for the whole row when a
-        sure reading names only cards taken (the row is another one)."""
+        sure reading names only cards taken (the row is another one), unless it may be a
+        twin logged on the table (:func:`_relabel_options`; at most :data:`RELABEL_MOST`)."""
         out: list[tuple[str, ...] | None] = []
+        relabels = 0
         for card in getattr(hand, "cards", ()):
             ids = tuple(c.id for c in _candidates(card, self.deck))
             if not ids:
                 out.append(None)
                 continue
-            free = tuple(i for i in ids if i not in taken)
-            if not free:
-                return None
+            if all(i in taken for i in ids):
+                relabels += 1
+                if relabels > RELABEL_MOST or not _relabel_options(ids, taken, table, self.deck):
+                    return None
             out.append(ids)
         return out
 
@@ -232,8 +255,8 @@ class HandWatch:
         if player is None or not getattr(view, "over", False):
             self._track, self._claim = None, None
             return None
-        on_table = view.on_table() if hasattr(view, "on_table") else frozenset()
-        taken = frozenset(on_table) | {c for h in revealed if h is not None for c in h}
+        on_table = frozenset(view.on_table()) if hasattr(view, "on_table") else frozenset()
+        taken = on_table | {c for h in revealed if h is not None for c in h}
         # a row of another size than counted is taken for the last hand, or from the player's own arm
         last = by_arm or sum(1 for p, n in enumerate(counts) if n > 0 and (p >= len(revealed) or revealed[p] is None)) == 1
         exact: list[tuple[object, list[tuple[str, ...] | None]]] = []
@@ -242,7 +265,7 @@ class HandWatch:
             size = len(getattr(hand, "cards", ()))
             if size == 0 or (size != counts[player] and (not last or abs(size - counts[player]) > RECOUNT_REACH)):
                 continue
-            readings = self._readings(hand, taken)
+            readings = self._readings(hand, taken, on_table)
             if readings is None or self._another_hand(player, readings):
                 continue
             if size == counts[player]:
@@ -276,11 +299,14 @@ class HandWatch:
         if track.frames < need or any(not seen or max(seen.values()) < min(self.agree, SURE_SEEN)
                                       for seen in track.seen):
             return None
-        cards = _assign([next(iter(seen)) for seen in track.seen], taken)
-        if cards is None:
+        assigned = _assign([next(iter(seen)) for seen in track.seen], taken, on_table, self.deck)
+        if assigned is None:
             return None
+        cards, relabels = assigned
+        if relabels and track.frames < self.recount_agree:
+            return None  # a card of the table in the hand: as many readings as a recount
         self._track, self._claim = None, None
-        return RevealedHand(player, cards, self.deck.blisters(cards), counts[player])
+        return RevealedHand(player, cards, self.deck.blisters(cards), counts[player], relabels)
 
 
 OTHER_HAND_CARDS = 3
@@ -292,14 +318,50 @@ SURE_SEEN = 2
 needs ``agree`` frames)."""
 
 
-def _assign(options: Sequence[tuple[str, ...]], taken: frozenset[str]) -> tuple[str, ...] | None:
-    """One free id per position from its options (each id once), or None."""
+def _relabel_options(choice: Sequence[str], taken: frozenset[str] | set[str], table: frozenset[str],
+                     deck: Deck) -> list[tuple[str, str]]:
+    """For a position whose options ``choice`` are all taken: (option lying on the table, free
+    card of the same kind to take it for) pairs, best first; empty when no relabel fits (not a
+    FINISH or gladiola, no option on the table, no free card of the kind). A card covered
+    while it lay on the table shows fewer blisters (the films' three: 4 read as 1, 3 as 1, 2
+    as 0), so free cards with more blisters than the option come first, most blisters first.
+    Which twin it is does not change any score: table cards count for no one."""
+    pairs: list[tuple[tuple[bool, int, str], str, str]] = []
+    for option in choice:
+        card = deck.get(option)
+        if card is None or card.kind not in RELABEL_KINDS or option not in table:
+            continue
+        for twin in deck.of_kind(card.kind):
+            if twin.id not in taken:
+                rank = (twin.blisters <= card.blisters, -twin.blisters, twin.id)
+                pairs.append((rank, option, twin.id))
+    return [(option, twin) for _, option, twin in sorted(pairs)]
+
+
+def _assign(options: Sequence[tuple[str, ...]], taken: frozenset[str], table: frozenset[str] = frozenset(),
+            deck: Deck | None = None) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]] | None:
+    """One free id per position from its options (each id once) and the relabels that takes,
+    or None. A position whose options are all taken is named by an option lying on the table,
+    which is relabelled (:func:`_relabel_options`): at most :data:`RELABEL_MOST` times, and
+    only when :data:`RELABEL_NAMED` positions or more were named free."""
     used = set(taken)
-    ids: list[str] = []
+    ids: list[str | None] = []
     for choice in options:
         free = [i for i in choice if i not in used]
-        if not free:
+        ids.append(free[0] if free else None)
+        used.update(free[:1])
+    stuck = [k for k, cid in enumerate(ids) if cid is None]
+    if stuck and (deck is None or len(stuck) > RELABEL_MOST or len(ids) - len(stuck) < RELABEL_NAMED):
+        return None
+    relabels: list[tuple[str, str]] = []
+    for k in stuck:
+        assert deck is not None
+        fits = [(option, twin) for option, twin in _relabel_options(options[k], used, table, deck)
+                if option not in ids]
+        if not fits:
             return None
-        ids.append(free[0])
-        used.add(free[0])
-    return tuple(ids)
+        option, twin = fits[0]
+        ids[k] = option
+        relabels.append((option, twin))
+        used.add(twin)
+    return tuple(i for i in ids if i is not None), tuple(relabels)

@@ -603,6 +603,73 @@ def test_recount_only_at_the_end_and_never_in_the_full_state():
     assert "shows 2 cards (counted 3)" in _ended_with_hands()[1].describe(g.Recount(0, 2))
 
 
+def test_relabel_names_a_table_finish_as_a_free_twin_and_changes_nothing_else():
+    state, observer = _ended_with_hands()
+    before = observer.public_view()
+    logged = FINISHES[0]  # walked last: the top of the walk pile
+    free = [f for f in FINISHES if f not in before.on_table()]
+    assert before.walk_pile[-1] == logged and len(free) == 2
+    # the camera sees the logged FINISH in player 1's hand: the table's card is another one
+    with pytest.raises(CompanionError, match="lies on the table"):
+        observer.reveal_hand(0, (logged,) + state.hands[0][1:])
+    verdict = observer.apply(g.Relabel(logged, free[1]))
+    assert verdict.legal and verdict.draws == 0
+    assert verdict.messages == (f"the finish logged on the table as {logged} ({DECK.card(logged).blisters} blisters) "
+                                f"is {free[1]} ({DECK.card(free[1]).blisters} blisters): {logged} was shown in a hand",)
+    after = observer.public_view()
+    assert after.walk_pile == before.walk_pile[:-1] + (free[1],)
+    assert after.set_aside == before.set_aside and after.gladiolas == before.gladiolas
+    assert (after.hand_counts, after.draw_pile_size, after.turn, after.day, after.over) == (
+        before.hand_counts, before.draw_pile_size, before.turn, before.day, before.over)
+    observer.reveal_hand(0, (logged,) + state.hands[0][1:])
+    # the twin relabelled in a set-aside pile; not to a card shown in a hand
+    day1 = before.set_aside[0][0]
+    assert observer.apply(g.Relabel(day1, logged)).rule == "relabel.shown"
+    assert observer.apply(g.Relabel(day1, free[0])).legal
+    assert observer.public_view().set_aside[0] == (free[0],)
+    assert g.Observer.from_json(json.loads(json.dumps(observer.to_json()))) == observer
+
+
+def test_relabel_of_a_gladiola_keeps_the_turn_and_the_count():
+    state = g.State.build([[w(30), GLADIOLAS[2]], [w(31)]], walk_pile=[w(20)], gladiolas=[GLADIOLAS[0]],
+                          set_aside=[[f] for f in FINISHES[3:]], current_player=1, turn=40)
+    observer = state.observer()
+    before = observer.public_view()
+    assert observer.apply(g.Relabel(GLADIOLAS[0], GLADIOLAS[7])).legal
+    after = observer.public_view()
+    assert after.gladiolas == (GLADIOLAS[7],)
+    assert (after.current_player, after.turn, after.hand_counts) == (1, 40, before.hand_counts)
+    assert observer.describe(g.Relabel(GLADIOLAS[7], GLADIOLAS[1])) == f"the table's {GLADIOLAS[7]} is {GLADIOLAS[1]}"
+    with pytest.raises(IllegalAction, match="full game state"):
+        state.apply(g.Relabel(GLADIOLAS[0], GLADIOLAS[7]))
+
+
+@pytest.mark.parametrize("card, as_card, rule", [
+    ("G1", "F2", "relabel.kind"),      # a gladiola is never a FINISH
+    ("W20", "W21", "relabel.kind"),    # walk cards differ in km, not only in blisters
+    ("G1", "G1", "relabel.same"),
+    ("G2", "G3", "relabel.not-on-table"),
+    ("F4", "F5", "card.on-table"),     # both lie on the table already
+    ("G1", "G9", "card.unknown"),
+])
+def test_relabel_refusals(card, as_card, rule):
+    state = g.State.build([[w(30)], [w(31)]], walk_pile=[w(20)], gladiolas=["G1"],
+                          set_aside=[[f] for f in FINISHES[3:]])
+    observer = state.observer()
+    before = observer.public_view()
+    verdict = observer.apply(g.Relabel(card, as_card))
+    assert not verdict.legal and verdict.rule == rule
+    assert observer.public_view() == before
+
+
+@pytest.mark.parametrize("data", [{"type": "relabel", "card": "F1"}, {"type": "relabel", "card": "F1", "as_card": 6},
+                                  {"type": "relabel", "card": "", "as_card": "F6"},
+                                  {"type": "relabel", "card": "F1", "as_card": "F6", "player": 0}])
+def test_malformed_relabel(data):
+    with pytest.raises(CompanionError, match="relabel"):
+        g.action_from_json(data)
+
+
 @pytest.mark.parametrize("data", [{"type": "recount", "player": 1}, {"type": "recount", "player": 1, "count": "2"},
                                   {"type": "recount", "player": False, "count": 2},
                                   {"type": "recount", "player": 1, "count": 2, "card": "W2"}])
@@ -612,7 +679,7 @@ def test_malformed_recount(data):
 
 
 @pytest.mark.parametrize("action", [g.Walk("W27"), g.Pause(), g.LayGladiola("G3"), g.TableWalk("W27"), g.TurnTo(1),
-                                    g.Recount(2, 5)])
+                                    g.Recount(2, 5), g.Relabel("F1", "F6")])
 def test_action_json_round_trip(action):
     assert g.action_from_json(json.loads(json.dumps(action.to_json()))) == action
 

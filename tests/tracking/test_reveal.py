@@ -259,3 +259,39 @@ def test_a_row_laid_by_the_players_own_arm_overrules_their_count():
     assert named[:-1] == [None] * (RECOUNT_AGREE - 1) and named[-1] is not None
     assert (named[-1].player, named[-1].cards, named[-1].counted) == (0, ("W17", "W23"), 3)
     assert named[-1].recounted
+
+
+def test_a_gladiola_logged_on_the_table_under_the_hands_id_is_relabelled():
+    # G1 (1 blister) lies on the table for the observer; the hand shows a 1-blister gladiola
+    view = View((4, 3), table=frozenset({"G1", "W20"}))
+    shown = row(*walks(5, 9, 11), card(CardKind.GLADIOLA, None, 1))
+    watch = HandWatch(DECK, agree=2, recount_agree=3)  # a card of the table: as many readings as a recount
+    assert [watch.see([shown], view, (None, None)) for _ in range(2)] == [None, None]
+    named = watch.see([shown], view, (None, None))
+    assert named is not None and named.cards == ("W05", "W09", "W11", "G1")
+    # the table's card is taken for a free gladiola with more blisters (covered blisters hide)
+    assert named.relabels == (("G1", "G5"),) and blisters_of("G5") == 5
+    assert named.blisters == DECK.blisters(("W05", "W09", "W11", "G1"))
+    assert named.to_json()["relabels"] == [{"card": "G1", "as_card": "G5"}]
+    # with G5 on the table as well, the most blisters left
+    watch = HandWatch(DECK, agree=1, recount_agree=1)
+    named = watch.see([shown], View((4, 3), table=frozenset({"G1", "G5"})), (None, None))
+    assert named is not None and named.relabels == (("G1", "G4"),) and blisters_of("G4") == 4
+    assert "relabels" not in RevealedHand(0, ("W05",), 0).to_json()
+
+
+@pytest.mark.parametrize("table, revealed, shown", [
+    # two cards of the row lie on the table: more likely a pile than a hand
+    ({"G1", "F1", "F5"}, (None, None),
+     (*walks(5, 9, 11), card(CardKind.GLADIOLA, None, 1), card(CardKind.FINISH, 50, 0))),
+    # too few cards named free beside it
+    ({"G1"}, (None, None), (*walks(5, 9), card(CardKind.GLADIOLA, None, 1))),
+    # the twin is in another player's shown hand, not on the table
+    (set(), (None, ("G1", "W30", "W31")), (*walks(5, 9, 11), card(CardKind.GLADIOLA, None, 1))),
+    # no free gladiola left to take the table's card for
+    ({f"G{k}" for k in range(1, 9)}, (None, None), (*walks(5, 9, 11), card(CardKind.GLADIOLA, None, 1))),
+])
+def test_no_relabel_unless_one_table_twin_in_an_otherwise_named_row(table, revealed, shown):
+    view = View((len(shown), 3), table=frozenset(table))
+    watch = HandWatch(DECK, agree=2)
+    assert all(watch.see([row(*shown)], view, revealed) is None for _ in range(5))

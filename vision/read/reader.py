@@ -639,8 +639,8 @@ def _fit_row(profile: np.ndarray, ppx: float, centre: float, reach: float) -> tu
     ``centre``, and the summed squared difference to the profile measures its fit (an empty
     band fits 0). Returns (count, lead of the best count over the runner-up, the best fit's
     error), the last two in plaster lengths so they mean the same at any crop size. Blur
-    joins plasters and smears the row's ends, but where the waists between them still show,
-    they fix the pitch, and the length the count; neither alone needs a threshold.
+    joins plasters and smears the row's ends; where the waists between them still show they
+    fix the pitch, and with it the count.
     """
     size = len(profile)
     unit = BLISTER_MM * ppx
