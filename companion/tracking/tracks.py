@@ -16,7 +16,8 @@ How it decides:
   misread frame therefore never changes a card.
 * **Settling.** A track "changes" when a corner moves more than ``move_tolerance`` from where it
   rests (its anchor) or when its confirmed reading changes; a quad that jumps back to where the
-  card rested before its last change, showing the same card (or nothing readable), is the
+  card rested before its last change, showing the same card (or nothing readable), or back to
+  just where a card coming in was read (its votes not yet turned the reading), is the
   detector flickering between two outlines of a card at rest (a pile's top card alone or with
   the edges below it), not a move; nor is an outline of the same card a few pixels round where it
   rests or rested before (see ``JITTER_REACH``: the detector outlining a card at rest anew, or the
@@ -27,8 +28,9 @@ How it decides:
   e.g. from :func:`skin_fraction`), when a card is moving (not an outline never read that has
   jumped about one place for a while), or when at least ``unstable_share``
   of the established cards moved or vanished in that frame (not where another outline seen in
-  that frame covers most of the vanished one). Nothing is concluded while busy, and
-  the settle clock of every card restarts when the table calms down.
+  that frame overlaps the vanished one much or covers most of it: the same cards outlined
+  another way, e.g. a whole fan as one card). Nothing is concluded while busy, and the settle
+  clock of every card restarts when the table calms down.
 * **Removal.** A settled card unseen for ``lost_seconds`` of calm table is removed. A card that
   never settled (carried across by a hand) disappears silently. A card counts as unstable only
   during the first ``settle_seconds`` after it vanished: a card hidden by a resting hand for
@@ -45,7 +47,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from companion.errors import CompanionError
-from companion.tracking.geometry import card_size, corner_shift, quad_iou
+from companion.tracking.geometry import card_size, clip_convex, corner_shift, polygon_area, quad_iou
 from vision.types import CardDate, CardKind, CardObservation, FrameResult, Quad
 
 
@@ -66,6 +68,9 @@ STAND_IN_IOU = 0.5
 """A settled card missing in a frame while another outline seen there overlaps it this much is
 not gone from view: the same cards outlined another way (two overlapping gladiolas seen now as
 one card, now as the other), so it does not count towards a hand over the table."""
+STAND_IN_COVER = 0.8
+"""Likewise a settled card missing while one outline seen there covers this share of its area:
+several cards outlined as one (a whole gladiola fan taken for a single card for a few frames)."""
 JITTER_REACH = 0.06
 """An outline of a card showing the same card (or nothing readable) whose centre lies within this
 many card sizes of where the card rests ..."""
@@ -267,6 +272,14 @@ def _same_card(reading: Reading | None, obs: CardObservation) -> bool:
     return obs.kind is reading.kind and obs.value == reading.value and obs.date == reading.date
 
 
+def _coming(track: _Track, obs: CardObservation) -> bool:
+    """Whether ``obs`` reads as the card every vote since the track last moved names (at least
+    one): a card put where another lay, seen again before its votes have turned the reading
+    (the detector seeing it now alone, now as one outline with the pile below)."""
+    return (obs.kind is not CardKind.UNKNOWN and bool(track.votes)
+            and all(_same_card(r, obs) for r, _, _ in track.votes))
+
+
 def _turning(track: _Track) -> bool:
     """Whether the track's latest votes all name another card than its reading: the card there
     is changing (one put where another lay) before the votes have turned its reading."""
@@ -274,6 +287,14 @@ def _turning(track: _Track) -> bool:
         return False
     latest = {replace(r, blisters=None) for r, _, _ in list(track.votes)[-TURN_VOTES:]}
     return len(latest) == 1 and latest != {replace(track.reading, blisters=None)}
+
+
+def _stands_in(outline: Quad, missing: Quad) -> bool:
+    """Whether ``outline``, seen where a settled card went missing, shows that card outlined
+    another way (see ``STAND_IN_IOU`` and ``STAND_IN_COVER``)."""
+    if quad_iou(outline, missing) >= STAND_IN_IOU:
+        return True
+    return missing.area > 0 and polygon_area(clip_convex(missing.corners, outline.corners)) >= STAND_IN_COVER * missing.area
 
 
 def _votes(obs: CardObservation, cfg: TrackConfig) -> bool:
@@ -396,9 +417,11 @@ class CardTracker:
         track.last_seen = now
         track.quad = obs.quad
         if corner_shift(track.anchor, obs.quad) > self._tolerance(track.anchor) and not self._jitter(track, obs):
-            back = (track.before is not None and _same_card(track.reading, obs)
-                    and (corner_shift(track.before, obs.quad) <= self._tolerance(track.before)
-                         or self._near(track.before, obs.quad)))
+            back = track.before is not None and (
+                (_same_card(track.reading, obs) and (corner_shift(track.before, obs.quad) <= self._tolerance(track.before)
+                                                     or self._near(track.before, obs.quad)))
+                # the card coming in, seen again just where it was read before the outline jumped
+                or (_coming(track, obs) and corner_shift(track.before, obs.quad) <= self._tolerance(track.before)))
             if not back and math.dist(track.anchor.centroid, obs.quad.centroid) >= ARRIVE_REACH * card_size(track.anchor):
                 track.arrived = now
             track.anchor, track.before = (track.before if back else obs.quad), track.anchor  # type: ignore[assignment]
@@ -494,7 +517,7 @@ class CardTracker:
         unstable = sum(
             1 for t in established
             if t.moved_now or (not t.seen_now and now - t.last_seen <= self.config.settle_seconds + 1e-9
-                               and not any(quad_iou(t.quad, q) >= STAND_IN_IOU for q in seen))
+                               and not any(_stands_in(q, t.quad) for q in seen))
         )
         if unstable and unstable >= self.config.unstable_share * len(established):
             return True

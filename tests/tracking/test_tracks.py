@@ -9,8 +9,8 @@ import pytest
 
 from companion.errors import CompanionError
 from companion.tracking import CardRemoved, CardSettled, CardTracker, Reading, TrackConfig, skin_fraction
-from tests.tracking.film import FPS, HEIGHT, WIDTH, Card, Film, run
-from vision.types import CardKind, FrameResult
+from tests.tracking.film import CARD_H, CARD_W, FPS, HEIGHT, WIDTH, Card, Film, card_quad, run
+from vision.types import CardKind, CardObservation, FrameResult
 
 CFG = TrackConfig()
 SETTLE_FRAMES = math.ceil(CFG.settle_seconds * FPS - 1e-9)
@@ -56,15 +56,15 @@ def test_card_carried_in_by_a_hand_settles_only_after_it_stops():
 
 def _w17_laid_beside(film: Film, extra) -> tuple[list[int], int]:
     """W17 carried in by a hand beside W30 (10 frames) and left at rest (40 frames), ``extra()``
-    adding one more observation to every frame; the frames where W17 settled, and the last frame
-    it moved in."""
+    adding more observations (a tuple) to every frame; the frames where W17 settled, and the last
+    frame it moved in."""
     for k in range(10):
         f = (k + 1) / 10 * 0.9
         film.frame([W30.obs(), W17.at(W17.x, HEIGHT + 50 + (W17.y - HEIGHT - 50) * f).obs(visible=False, confidence=0.4),
-                    extra()])
+                    *extra()])
     last_moving = len(film.frames) - 1
     for _ in range(40):
-        film.frame([W30.obs(), W17.obs(), extra()])
+        film.frame([W30.obs(), W17.obs(), *extra()])
     events = settled(run(CardTracker(), film))
     return [i for i, e in events if e.card.reading.value == 17], last_moving
 
@@ -79,14 +79,14 @@ def test_an_unread_outline_jumping_about_one_place_does_not_keep_the_table_busy(
     wobble = (0.0, 14.0, -12.0)
     shown = [0]
 
-    def piece() -> object:
+    def piece() -> tuple:
         k = shown[0]
         shown[0] += 1
         dx = 4.0 * k if drift else wobble[k % 3]
-        return fan.obs(dx=dx, confidence=0.0, visible=False)
+        return (fan.obs(dx=dx, confidence=0.0, visible=False),)
 
     for _ in range(20):
-        film.frame([W30.obs(), piece()])
+        film.frame([W30.obs(), *piece()])
     frames_17, last_moving = _w17_laid_beside(film, piece)  # the piece still jumping
     if drift:
         assert frames_17 == []
@@ -106,9 +106,9 @@ def test_a_settled_outline_seen_in_turn_with_another_over_it_does_not_make_a_han
     pair = (first, second)
     shown = [0]
 
-    def one() -> object:
+    def one() -> tuple:
         shown[0] += 1
-        return pair[shown[0] % 2].obs()
+        return (pair[shown[0] % 2].obs(),)
 
     frames_17, last_moving = _w17_laid_beside(film, one)
     if shift > 30:
@@ -376,3 +376,73 @@ def test_a_card_outlined_in_turn_two_ways_each_a_little_different_settles():
         film.frame([W30.obs(), seen])
     events = settled(run(CardTracker(), film))
     assert [e.card.reading.value for i, e in events if i >= landed] == [17]
+
+
+def _unread(quad, hidden: bool = True):
+    """An outline never read, at ``quad``."""
+    return CardObservation(quad=quad, kind=CardKind.UNKNOWN, confidence=0.0, visible=not hidden)
+
+
+@pytest.mark.parametrize("covers", [True, False])
+def test_a_fan_outlined_as_one_card_in_some_frames_does_not_make_a_hand(covers):
+    # Two overlapping gladiolas settle; then every other frame the detector takes the whole fan
+    # for one big card. Both gladiolas are missing then, but the big outline covers them: no
+    # hand, and the walk laid meanwhile settles on time. A big outline beside the fan (covering
+    # nothing) leaves two of three cards missing every other frame: a hand, the walk never settles.
+    film = Film()
+    first, second = G3, G3.at(G3.x + 22, G3.y + 4)
+    shift = 0.0 if covers else 160.0
+    big = card_quad(G3.x + 11 + shift, G3.y + 2, w=CARD_W + 40, h=CARD_H + 20)
+    film.still([W30, first, second], 20)
+    shown = [0]
+
+    def fan() -> tuple:
+        shown[0] += 1
+        return (_unread(big),) if shown[0] % 2 else (first.obs(), second.obs(), _unread(big))
+
+    frames_17, last_moving = _w17_laid_beside(film, fan)
+    assert frames_17 == ([last_moving + 2 + SETTLE_FRAMES] if covers else [])
+
+
+def test_a_card_laid_on_a_pile_seen_in_turn_with_the_pile_outlined_as_one_is_read():
+    # The 30 rests on a pile. A hand lays the 32 on it; the detector sees the pile now as one
+    # unread outline with the cards below, now the 32 alone (read), a few pixels off the 30's
+    # place: twice, then the pile outline for a while, then the 32 once more. Its three readings
+    # confirm it, and it settles as the pile's new top card.
+    film = Film(seed=6)
+    film.still([W30], 30)
+    pile = card_quad(W30.x + 12, W30.y + 10, w=CARD_W + 30, h=CARD_H + 24)
+    w32 = Card(W30.x - 8, W30.y - 8, CardKind.WALK, 32, 1)
+    for _ in range(4):
+        film.frame([_unread(pile)])
+    for _ in range(2):
+        film.frame([w32.obs()])
+    for _ in range(8):
+        film.frame([_unread(pile)])
+    third = film.frame([w32.obs()])
+    for _ in range(10):
+        film.frame([_unread(pile)])
+    events = settled(run(CardTracker(), film))
+    assert [(i, e.card.reading.value) for i, e in events if i >= 30] == [(third, 32)]
+    assert events[-1][1].previous == Reading(CardKind.WALK, 30, 4)
+
+
+def test_a_card_coming_in_outlined_two_ways_settles_as_soon_as_it_rests():
+    # The 14 is laid on the 8; as the hand leaves, the detector sees the pile unread, then the
+    # 14 with the pile's edge, then alone a few pixels away (where the unread outline lay, but
+    # not just there), then with the edge again. Only coming back to just where the 14 was read
+    # is no move: the 14 settles once it has rested at its two outlines, not later.
+    film = Film(seed=9)
+    w8 = Card(640, 360, CardKind.WALK, 8, 4)
+    film.still([w8], 30)
+    alone = Card(w8.x, w8.y - 12, CardKind.WALK, 14, 4)
+    edged = Card(w8.x - 2, w8.y + 3, CardKind.WALK, 14, 4)
+    film.frame([_unread(card_quad(alone.x - 1, alone.y - 4, w=CARD_W + 2, h=CARD_H + 2))])
+    film.frame([edged.obs()])
+    first_alone = film.frame([alone.obs()])
+    for _ in range(4):
+        film.frame([alone.obs()])
+    for _ in range(12):
+        film.frame([edged.obs()])
+    events = settled(run(CardTracker(), film))
+    assert [(i, e.card.reading.value) for i, e in events if i >= 30] == [(first_alone + 1 + SETTLE_FRAMES, 14)]
