@@ -644,21 +644,22 @@ def _fit_row(profile: np.ndarray, ppx: float, centre: float, reach: float) -> tu
     """
     size = len(profile)
     unit = BLISTER_MM * ppx
-    x = np.arange(size, dtype=np.float32) + 0.5
-    shifts = np.arange(-reach, reach + 0.01, 1.0, dtype=np.float32)
+    r = max(0, int(round(reach)))
+    # the row drawn once per count and scale over the band widened by ``r`` on each side: the
+    # window starting at j is the row shifted by r - j
+    x = np.arange(size + 2 * r, dtype=np.float32) + 0.5 - r
+    pitch = (BLISTER_MM + BLISTER_GAP_MM) * ppx * FIT_SCALES[:, None].astype(np.float32)
+    length = BLISTER_MM * ppx * FIT_SCALES[:, None].astype(np.float32)
     errors = {0: float((profile ** 2).sum())}
     for n in range(1, 6):
-        best = np.inf
-        for s in FIT_SCALES:
-            pitch, length = (BLISTER_MM + BLISTER_GAP_MM) * ppx * s, BLISTER_MM * ppx * s
-            first = centre + shifts[:, None] - (n * pitch - (pitch - length)) / 2
-            model = np.zeros((len(shifts), size), np.float32)
-            for k in range(n):
-                start = first + k * pitch
-                inside = np.minimum(x[None, :] - start, start + length - x[None, :])
-                np.maximum(model, np.clip(inside / FIT_EDGE_PX + 0.5, 0, 1), out=model)
-            best = min(best, float(((profile[None, :] - model) ** 2).sum(axis=1).min()))
-        errors[n] = best
+        first = centre - (n * pitch - (pitch - length)) / 2
+        model = np.zeros((len(FIT_SCALES), len(x)), np.float32)  # one row per scale
+        for k in range(n):
+            start = first + k * pitch
+            np.maximum(model, np.clip(np.minimum(x[None, :] - start, start + length - x[None, :]) / FIT_EDGE_PX + 0.5,
+                                      0, 1), out=model)
+        windows = np.lib.stride_tricks.sliding_window_view(model, size, axis=1)
+        errors[n] = float(((windows - profile[None, None, :]) ** 2).sum(axis=2).min())
     ranked = sorted(errors, key=errors.__getitem__)
     count = ranked[0]
     return count, (errors[ranked[1]] - errors[count]) / unit, errors[count] / max(1, count) / unit
