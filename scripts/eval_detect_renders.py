@@ -7,8 +7,8 @@ Usage::
                                           [--out DIR] [--iou 0.7] [--min-visible 0.5] [--speed 40]
                                           [--classical | --fuse] [--model PATH]
 
-The learned segmenter path is measured unless ``--classical`` is given (``--fuse`` adds the
-classical path's confident cards, ``--model`` takes another ONNX file); ``--speed`` times both
+The learned segmenter path is measured unless ``--classical`` is given (``--fuse`` combines it with
+the classical path on every frame, ``--model`` takes another ONNX file); ``--speed`` times both
 paths on the same frames.
 
 Scenes come from :func:`samples.render.scene.render_scene` with the seeds of a set
@@ -317,7 +317,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--speed", type=int, default=0, help="extra 1280x720 frames to time")
     parser.add_argument("--resolution", type=str, default=None, help="fixed WxH instead of mixed resolutions")
     parser.add_argument("--classical", action="store_true", help="use the classical detector, not the segmenter")
-    parser.add_argument("--fuse", action="store_true", help="add confident classical cards the segmenter missed")
+    parser.add_argument("--fuse", action="store_true", help="combine with the classical path on every frame (by default only on frames the network is partly unsure about)")
     parser.add_argument("--model", type=Path, default=None, help="segmentation model (ONNX) instead of the shipped one")
     parser.add_argument("--set", action="append", default=[], metavar="FIELD=NUMBER",
                         help="override a numeric DetectConfig field, e.g. --set seg_seed_depth=2.5 (repeatable)")

@@ -2,8 +2,8 @@
 """Measure the card detector on labelled real photos (Pascal-VOC boxes).
 
 Usage: ``python scripts/eval_realdata.py DIR [--split odd|even|all] [--out OUTDIR] [--classical | --fuse]
-[--model PATH] [--no-ranks]`` (the learned segmenter path unless ``--classical``; ``--fuse`` adds the classical
-path's confident cards).
+[--model PATH] [--no-ranks]`` (the learned segmenter path unless ``--classical``; ``--fuse`` combines it with the
+classical path on every frame, not only on the frames the network is partly unsure about).
 
 Every ``*.jpg``/``*.png`` in DIR with a same-named ``.xml`` is read. Detections' axis-aligned
 bounding boxes are matched greedily (highest IoU first) to the labelled boxes at IoU >= 0.7.
@@ -163,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("/tmp/eval_realdata"))
     parser.add_argument("--iou", type=float, default=0.7)
     parser.add_argument("--classical", action="store_true", help="use the classical detector, not the segmenter")
-    parser.add_argument("--fuse", action="store_true", help="add confident classical cards the segmenter missed")
+    parser.add_argument("--fuse", action="store_true", help="combine with the classical path on every frame (by default only on frames the network is partly unsure about)")
     parser.add_argument("--set", action="append", default=[], metavar="FIELD=NUMBER",
                         help="override a numeric DetectConfig field, e.g. --set seg_zoom=2 (repeatable)")
     parser.add_argument("--model", type=Path, default=None, help="segmentation model (ONNX) instead of the shipped one")

@@ -12,8 +12,10 @@ wider). A region that fills its quad
 poorly, or fills it without a card's shape (the seen strip of a card in a hand), is a partly
 hidden card: when it is cut short along one axis it is completed to the typical card size,
 under the card lying on it (in a hand, the direction spreads from the card on top down the row)
-or out of the image when it runs off the frame, and reported with ``visible=False``. Without the
-model file the classical path runs.
+or out of the image when it runs off the frame, and reported with ``visible=False``. On a frame
+the network is partly unsure about (real photos), the classical path runs too: its confident cards
+where the network's maps are unsure are added, or replace the less sure segmented findings they
+touch (see :func:`_fuse`). Without the model file the classical path runs.
 
 Classical pipeline (all of it runs at a reduced working resolution except the corner refinement):
 
@@ -30,7 +32,9 @@ Classical pipeline (all of it runs at a reduced working resolution except the co
    the strongest nearby edge lines before the same check.
 3. Overlapping candidates are merged by score; a candidate that is the union of two or more
    other candidates (touching cards seen as one blob) is dropped in favour of its parts, and a
-   candidate lying inside a bigger card (a court card's picture frame) is dropped. When such a
+   candidate lying inside a bigger card (a court card's picture frame) is dropped, unless it lies
+   off the bigger one's centre and scores clearly better (then the bigger one is the card with a
+   piece of the table beside it, and goes). When such a
    blob holds one whole card in a corner (a card lying partly on another), the card below is
    completed as a quad of the same size anchored at the blob's opposite corner (visible=False).
 4. Corners are refined at full resolution: each side is re-found as the strongest gradient
@@ -151,6 +155,12 @@ class DetectConfig:
     card overlaps (helps on real photos whose look the network has not learned; costs time)."""
     fuse_min_confidence: float = 0.7
     """Smallest confidence of a classical card added by ``fuse_classical``."""
+    seg_fuse_unsure: float = 0.05
+    """On a frame the network is used for but partly unsure about (more than this share of unsure
+    map pixels, see ``seg_max_unsure``; the real photos the network is used for have 0.07 to
+    0.12, rendered scenes a median of 0.04), the classical path runs too and the two paths'
+    findings are combined (see :func:`_fuse`); 1 turns this off. Below, the frame is the
+    network's own and the classical path's time is saved."""
 
 
 def config_with(config: DetectConfig, assignments: list[str]) -> DetectConfig:
@@ -193,22 +203,75 @@ def detect_cards(image: np.ndarray, config: DetectConfig = DetectConfig()) -> li
                 # a scene unlike the network's training (e.g. real wood grain): classical path
                 return _detect_classical(frame, config)
             found = _detect_segmented(frame, segmenter, config, maps)
-            if config.fuse_classical:
-                found = _fuse(found, _detect_classical(frame, config), config)
+            if config.fuse_classical or maps.unsure_share() > config.seg_fuse_unsure:
+                found = _fuse(found, _detect_classical(frame, config), config, maps, frame.shape[:2])
             return found
     return _detect_classical(frame, config)
 
 
-def _fuse(segmented: list[Detection], classical: list[Detection], config: DetectConfig) -> list[Detection]:
-    """Segmented cards plus the confident, fully visible classical cards overlapping none of them."""
+FUSE_TOUCH = 0.2
+"""A classical and a segmented card overlapping by more than this share of the smaller one's area
+are two findings of the same card (or of parts of it)."""
+
+
+FUSE_WITHIN = 0.7
+"""A classical card lying by more than this share of its area inside a bigger segmented card is
+a print on that card (the classical path finds printed panels as confidently as cards)."""
+
+
+FUSE_TABLE = 0.5
+"""A classical card is not taken where more than this share of its map pixels are sure table
+(probability above 0.8): squares of a checked cloth, say. Real cards the network is unsure of
+have at most 0.35 of such pixels."""
+
+
+FUSE_UNSURE = 0.3
+"""... and only where at least this share of its map pixels are unsure (no class above 0.8): the
+network has not seen such a card's look (real card stock under room light); where it is sure,
+its own findings stand (the classical path takes printed panels and table squares for cards)."""
+
+
+def _fuse(
+    segmented: list[Detection], classical: list[Detection], config: DetectConfig,
+    maps: CardMaps | None = None, shape: tuple[int, int] | None = None,
+) -> list[Detection]:
+    """The two paths' findings combined: each confident classical card (at least
+    ``fuse_min_confidence``), fully visible or cut only by the frame border (of a frame of
+    ``shape``), where the segmenter's ``maps`` are not sure of table (see ``FUSE_TABLE``) is added when it touches no segmented card (see ``FUSE_TOUCH``), and
+    replaces the segmented cards it touches when each of those is less sure of itself (a print
+    inside the card, a piece of it, or a quad running off it). A segmented card at least as
+    confident stands, and keeps the classical card out; so does a bigger segmented card the
+    classical one lies inside (see ``FUSE_WITHIN``)."""
     out = list(segmented)
-    for det in classical:
-        if det.confidence < config.fuse_min_confidence or not det.visible:
-            continue
+    table = unsure = None
+    if maps is not None:
+        background = 1.0 - maps.interior - maps.boundary
+        table = background > 0.8
+        unsure = np.maximum(np.maximum(maps.interior, maps.boundary), background) < 0.8
+    for det in sorted(classical, key=lambda d: -d.confidence):
         quad = det.quad.as_array()
+        # a card cut by the frame border counts as fully visible here
+        cut = shape is not None and _touches_border(quad, shape[1], shape[0], config.border_margin_frac * max(shape))
+        if det.confidence < config.fuse_min_confidence or not (det.visible or cut):
+            continue
+        if table is not None:
+            mask = np.zeros(table.shape, np.uint8)
+            cv2.fillPoly(mask, [np.round((quad + 0.5) * maps.factor - 0.5).astype(np.int32)], 1)
+            if mask.any() and (float(table[mask > 0].mean()) > FUSE_TABLE or float(unsure[mask > 0].mean()) < FUSE_UNSURE):
+                continue
         area = abs(_shoelace(quad))
-        if all(_poly_overlap(quad, d.quad.as_array()) < 0.2 * area for d in out):
-            out.append(det)
+        touched = []
+        within = False
+        for other in out:
+            theirs = other.quad.as_array()
+            their_area = abs(_shoelace(theirs))
+            shared = _poly_overlap(_clockwise(quad), _clockwise(theirs))
+            if shared > FUSE_TOUCH * min(area, their_area):
+                touched.append(other)
+                # a print inside a segmented card (a panel, half of a tile) is no card of its own
+                within = within or (shared > FUSE_WITHIN * area and area < 0.9 * their_area)
+        if not within and all(other.confidence < det.confidence for other in touched):
+            out = [d for d in out if all(d is not other for other in touched)] + [det]
     out.sort(key=lambda d: -d.confidence)
     return out
 
@@ -1190,7 +1253,10 @@ def _select(
             continue
         for j in range(n):
             if inside[i][j] and unique[j].area >= 0.3 * unique[i].area:
-                drop[j] = True  # a printed frame inside a card
+                if _better_inside(unique[i], unique[j]):
+                    drop[i] = True  # a card and the table beside it seen as one region
+                else:
+                    drop[j] = True  # a printed frame inside a card
     survivors = [c for c, d in zip(unique, drop) if not d]
     for half in extra:
         # A half replaces the rectangles inside it (printed frames of two touching cards).
@@ -1255,6 +1321,21 @@ def _complete_below(
         return None
     cand = _Candidate(quad, area, 0.6, 0.6 * _shape_score(quad), True)
     return _verify(cand, probe, config)
+
+
+FRAME_SHIFT = 0.12
+"""A printed frame lies about centred in its card: its centre is within this share of the card's
+size (square root of its area) of the card's centre, or it spans the card (a band) ..."""
+FRAME_SCORE_LEAD = 0.15
+"""... and when an off-centre candidate inside another scores this much more than it, it is the
+card, and the other one the card with a piece of the table beside it (wood grain that leaks into
+a mask and ends in straight streaks)."""
+
+
+def _better_inside(outer: _Candidate, inner: _Candidate) -> bool:
+    """True when ``inner``, lying inside ``outer``, is the card and ``outer`` not (see ``FRAME_SCORE_LEAD``)."""
+    shift = float(np.linalg.norm(outer.quad.mean(axis=0) - inner.quad.mean(axis=0)))
+    return shift > FRAME_SHIFT * math.sqrt(outer.area) and inner.score >= outer.score + FRAME_SCORE_LEAD
 
 
 def _off_centre(outer: _Candidate, inner: _Candidate) -> bool:

@@ -168,3 +168,67 @@ def test_three_touching_cards_are_split(bg: str) -> None:
     assert len(dets) == 3, [d.quad.to_json() for d in dets]
     for t in truths:
         assert min(corner_error(d.quad.as_array(), t) for d in dets) < 3.0
+
+
+def _box_candidate(x0: float, y0: float, x1: float, y1: float, score: float, occluded: bool = False):
+    from vision.detect import _Candidate
+
+    quad = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float64)
+    return _Candidate(quad, (x1 - x0) * (y1 - y0), 0.9, score, occluded)
+
+
+def test_clean_card_in_a_corner_of_a_loose_region_is_kept() -> None:
+    """A well-scored card in one end of a poorer region (card plus table streaks) is the card."""
+    from vision.detect import _select
+
+    region = _box_candidate(100, 100, 400, 300, 0.6)
+    card = _box_candidate(102, 102, 260, 298, 0.95)
+    kept = _select([region, card], (480, 640), DetectConfig())
+    assert len(kept) == 1
+    assert np.allclose(kept[0].quad, card.quad)
+
+
+def test_centred_printed_frame_inside_a_card_is_dropped() -> None:
+    """A printed frame centred in its card goes, however cleanly it scores."""
+    from vision.detect import _select
+
+    card = _box_candidate(100, 100, 240, 300, 0.8)
+    frame = _box_candidate(120, 125, 220, 275, 0.98)
+    kept = _select([card, frame], (480, 640), DetectConfig())
+    assert len(kept) == 1
+    assert np.allclose(kept[0].quad, card.quad)
+
+
+def test_fuse_replaces_less_sure_pieces_and_keeps_sure_cards() -> None:
+    """Combining: a confident classical card replaces the less sure segmented pieces it touches,
+    is added where nothing was found, and stays out where a surer segmented card lies."""
+    from vision.detect import _fuse
+    from vision.types import Detection, Quad
+
+    def det(x0: float, y0: float, x1: float, y1: float, conf: float, visible: bool = True) -> Detection:
+        return Detection(Quad.card_order(np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float64)), conf, visible)
+
+    piece = det(120, 120, 180, 200, 0.6, visible=False)
+    sure = det(400, 100, 500, 240, 0.95)
+    segmented = [piece, sure]
+    classical = [det(100, 100, 200, 240, 0.9), det(402, 98, 502, 238, 0.9), det(250, 300, 350, 440, 0.85)]
+    fused = _fuse(segmented, classical, DetectConfig())
+    boxes = sorted(tuple(round(v) for v in d.quad.bbox()) for d in fused)
+    assert boxes == [(100, 100, 200, 240), (250, 300, 350, 440), (400, 100, 500, 240)]
+    assert any(d is sure for d in fused)
+
+
+def test_fuse_takes_classical_cards_only_where_the_network_is_unsure() -> None:
+    """Where the maps are sure of table or sure of their own cards, a classical card is not taken."""
+    from vision.detect import _fuse
+    from vision.segment import CardMaps
+    from vision.types import Detection, Quad
+
+    card = Detection(Quad.card_order(np.array([[40, 40], [100, 40], [100, 130], [40, 130]], np.float64)), 0.95, True)
+    shape = (200, 300)
+    sure_table = CardMaps(np.zeros(shape, np.float32), np.zeros(shape, np.float32), 1.0)
+    unsure = CardMaps(np.full(shape, 0.4, np.float32), np.full(shape, 0.1, np.float32), 1.0)
+    sure_card = CardMaps(np.full(shape, 0.95, np.float32), np.zeros(shape, np.float32), 1.0)
+    assert _fuse([], [card], DetectConfig(), sure_table, shape) == []
+    assert _fuse([], [card], DetectConfig(), sure_card, shape) == []
+    assert _fuse([], [card], DetectConfig(), unsure, shape) == [card]
