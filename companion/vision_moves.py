@@ -90,6 +90,7 @@ class VisionMoves:
         self.hand = False
         self.revealed = revealed
         self._watch: HandWatch | None = None
+        self._walk_blisters: tuple[tuple[int, int], ...] = ()
         self._named: dict[int, tuple[str, ...]] = {}
         self._pending: list[RevealedHand] = []
         self._calm_frames = 0
@@ -110,7 +111,11 @@ class VisionMoves:
         if self.game == "gladiola":
             from companion.games.gladiola import load_deck
 
-            self._watch = HandWatch(load_deck())
+            deck = load_deck()
+            self._watch = HandWatch(deck)
+            # a covered card's blister count may settle its km value (vision.hand)
+            self._walk_blisters = tuple(sorted((c.value, c.blisters) for c in deck.cards
+                                               if c.kind is gladiola.CardKind.WALK and c.value is not None))
 
     def _hand_over_table(self, image: np.ndarray, now: float | None = None) -> bool:
         """Whether an arm reaches over the table: a large region that differs from the calm
@@ -264,12 +269,12 @@ class VisionMoves:
         self._calm_frames += 1
         if self._calm_frames % REVEAL_EVERY:
             return []
-        from vision.hand import read_hands
+        from vision.hand import HandConfig, read_hands
 
         # only an arm over the table holds the reading back: the overlapping cards of a shown
         # row are outlined anew every few frames (their tracks stay restless however still the
         # row lies), and the readings that must agree keep a row still being laid from counting
-        rows = read_hands(image)
+        rows = read_hands(image, HandConfig(walk_blisters=self._walk_blisters))
 
         revealed = self.revealed() if self.revealed is not None else None
         if revealed is None:

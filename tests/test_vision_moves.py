@@ -134,9 +134,14 @@ def test_a_hand_named_with_a_table_twin_comes_after_its_relabel_and_recount(monk
                 return None
             return RevealedHand(1, ("W05", "W09", "G1"), 0, 2, (("G1", "G2"),))
 
-    monkeypatch.setattr(vision.hand, "read_hands", lambda image: [])
+    configs = []
+    monkeypatch.setattr(vision.hand, "read_hands", lambda image, config: configs.append(config) or [])
     source = VisionMoves("gladiola", view=lambda: OverView(), reader=Blank(), tracker=NoMoves())
     source._watch = Watch()
     found = [item for i in range(6) for item in source.moves(Frame(i, 0.1 * i, table()))]
     assert [item.action for item in found] == [gladiola.Relabel("G1", "G2"), gladiola.Recount(1, 3)]
     assert [hand.cards for hand in source.take_reveals()] == [("W05", "W09", "G1")]
+    # the rows are read knowing each walk card's blisters (a covered card's count may settle its value)
+    deck = gladiola.load_deck()
+    walks = {c.value: c.blisters for c in deck.cards if c.kind is gladiola.CardKind.WALK}
+    assert configs and dict(configs[0].walk_blisters) == walks

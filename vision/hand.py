@@ -28,8 +28,12 @@ side. :func:`read_hands` finds such rows in a frame and reads every card in them
    edge, unread by the reader, is read again with that digit matched to cut digit templates.
    Blisters of a covered card whose strip reaches past the card's centre line are counted on the visible left half and its mirror image (the row is centred);
    on a narrower strip, a FINISH's or gladiola's count comes from where the row starts (one
-   plaster more starts it 4.9 mm further left). A strip the reader cannot name, with no corner
-   index and a plaster row at a gladiola's height, is a gladiola (its blossoms are hidden).
+   plaster more starts it 4.9 mm further left), which also makes an unsure mirror count sure
+   when both agree. A strip the reader cannot name, with no corner index and a plaster row at a
+   gladiola's height, is a gladiola (its blossoms are hidden). A walk card's index left a close
+   call by the reader is settled by the strip's blister count when the game's walk cards are
+   given (``HandConfig.walk_blisters``), and the top card's FINISH or gladiola count, when the
+   reader leaves it open, comes from the extent of its centred plaster row.
 
 Readings keep the reader's confidences; fields below :data:`~vision.read.reader.ACCEPT` are
 None. Bad input raises :class:`HandInputError`; a frame without a row gives no hands.
@@ -47,7 +51,7 @@ import numpy as np
 from vision.errors import InvalidImageError
 from vision.read.glyphs import FONTS, GlyphBank, render_digit, classify_all, template_rows
 from vision.read.reader import (ACCEPT, BLISTER_GAP_MM, BLISTER_H_MM, BLISTER_MM, BLISTER_ROW_MM, BLISTER_SEARCH_MM,
-                                CARD_H_MM, CARD_W_MM, READ_H, READ_W, decode_value, glyph_confidence, analyse,
+                                CARD_H_MM, Blob, CARD_W_MM, READ_H, READ_W, decode_value, glyph_confidence, analyse,
                                 count_blisters_in_row, read_card)
 from vision.read.types import CardReading, Deck, Face
 from vision.segment import load_segmenter
@@ -71,7 +75,9 @@ class HandConfig:
     difference between the top card's width and a card's width; ``slants``: edge slants tried
     (degrees); ``hidden_margin_mm``: how far before the next card's edge a covered card's strip
     is cut (shadow, edge error); ``mirror_margin_mm``: how far past the centre line a strip must
-    reach for its blisters to be counted.
+    reach for its blisters to be counted; ``walk_blisters``: (km value, blisters printed) of the
+    game's walk cards, from its deck (empty: a covered card's blisters never settle its value, see
+    :func:`_index_by_blisters`).
     """
 
     px_per_mm: float = 4.0
@@ -85,6 +91,7 @@ class HandConfig:
     hidden_margin_mm: float = 0.5
     mirror_margin_mm: float = 1.5
     deck: Deck = field(default_factory=lambda: Deck.for_game("gladiola"))
+    walk_blisters: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -573,6 +580,54 @@ def _count_from_left_end(crop: np.ndarray, hidden: np.ndarray, kind: CardKind, f
     return count, float(np.clip(1.0 - 2.0 * frac, 0.0, 1.0)) if frac < LEFT_END_FRAC else 0.0
 
 
+WHOLE_CENTRE_MM = 1.5
+"""Largest distance between the middle of the row's plaster marks and the card's centre line for
+the top card's blisters to be counted from the row's extent (:func:`_whole_count`)."""
+WHOLE_FILL = 0.6
+"""Smallest share of the row's extent the plaster marks must fill (a pale plaster's light middle
+leaves a gap in its marks)."""
+WHOLE_STRAY = 0.3
+"""Largest share of a plaster's width of marks at the other end's row height (the card's
+orientation must be plain)."""
+
+
+def _whole_count(crop: np.ndarray, reading: CardReading) -> CardReading:
+    """The row's top card as read, and when the reader named a FINISH or gladiola without its
+    blister count (a pale plaster the reader's row fit refused), the count from the extent of
+    the plaster marks at the row's printed height: the row is centred and each plaster more
+    makes it a pitch (9.8 mm) longer. Left as read when the marks are not centred, fill the
+    extent poorly, fit no whole count, or show at the other end too."""
+    if reading.kind not in (CardKind.FINISH, CardKind.GLADIOLA) or reading.blisters is not None:
+        return reading
+    ppx = READ_W / CARD_W_MM
+    clear = np.zeros(crop.shape[:2], bool)
+    band = _plaster_band(crop, clear, reading.kind, reading.flipped)
+    other = _plaster_band(crop, clear, reading.kind, not reading.flipped)
+    if band is None or other is None or int(other[0].sum()) > WHOLE_STRAY * BLISTER_MM * ppx:
+        return reading
+    occupied, x0, _ = band
+    cols = np.nonzero(occupied)[0]
+    if len(cols) < 0.5 * BLISTER_MM * ppx or cols[0] == 0 or cols[-1] == len(occupied) - 1:
+        return reading  # no plaster-wide marks, or the marks run into the border
+    first, last = int(cols[0]), int(cols[-1]) + 1
+    middle_mm = (x0 + (first + last) / 2) / ppx
+    if abs(middle_mm - CARD_W_MM / 2) > WHOLE_CENTRE_MM or float(occupied[first:last].mean()) < WHOLE_FILL:
+        return reading
+    total = ((last - first) / ppx + BLISTER_GAP_MM) / (BLISTER_MM + BLISTER_GAP_MM)
+    count = int(round(total))
+    frac = abs(total - count)
+    if count < 1 or frac >= LEFT_END_FRAC:
+        return reading
+    conf = float(np.clip(1.0 - 2.0 * frac, 0.0, 1.0))
+    if conf < ACCEPT:
+        return reading
+    f = reading.field_confidences
+    return CardReading(kind=reading.kind, face=reading.face, flipped=reading.flipped, value=reading.value,
+                       blisters=count, confidence=min(reading.confidence, conf),
+                       field_confidences=FieldConfidences(kind=f.kind, value=f.value, blisters=conf, date=f.date),
+                       orientation_confidence=reading.orientation_confidence, source=reading.source)
+
+
 INDEX_BOX_MM = (8.0, 9.0, 20.0, 17.0)
 """Where a walk or FINISH card's corner index lies on a crop (x0, y0, x1, y1 in mm; both ends of
 such a card carry one, so this holds for a card upside down too)."""
@@ -625,6 +680,21 @@ def _cut_bank() -> GlyphBank:
     return GlyphBank(*template_rows(masks()))
 
 
+def _two_digit_index(found: list[Blob]) -> tuple[Blob, Blob] | None:
+    """Of a crop's glyphs ``found``, the two of a corner index of two digits in its top-left
+    corner (left first), or None when there is no such index."""
+    glyphs = sorted((g for g in found if g.y0 < 0.16 * READ_H and 0.11 * READ_H < g.h < 0.18 * READ_H),
+                    key=lambda g: g.x0)
+    if len(glyphs) != 2:
+        return None
+    first, last = glyphs
+    overlap = min(first.y1, last.y1) - max(first.y0, last.y0)
+    if (first.x0 >= 0.22 * READ_W or overlap < 0.7 * min(first.h, last.h)
+            or not 0 <= last.x0 - first.x1 <= 0.6 * first.h):
+        return None
+    return first, last
+
+
 def _read_cut_index(painted: np.ndarray, hidden: np.ndarray, deck: Deck) -> CardReading | None:
     """A walk card's two-digit corner index whose second digit runs into the next card's edge,
     read with that digit matched to cut templates (to whole-digit templates a cut 0 looks nearly
@@ -633,15 +703,10 @@ def _read_cut_index(painted: np.ndarray, hidden: np.ndarray, deck: Deck) -> Card
     if CardKind.WALK not in deck.kinds:
         return None
     a = analyse(painted)
-    glyphs = sorted((g for g in a.glyphs if g.y0 < 0.16 * READ_H and 0.11 * READ_H < g.h < 0.18 * READ_H),
-                    key=lambda g: g.x0)
-    if len(glyphs) != 2:
+    glyphs = _two_digit_index(a.glyphs)
+    if glyphs is None:
         return None
     first, last = glyphs
-    overlap = min(first.y1, last.y1) - max(first.y0, last.y0)
-    if (first.x0 >= 0.22 * READ_W or overlap < 0.7 * min(first.h, last.h)
-            or not 0 <= last.x0 - first.x1 <= 0.6 * first.h):
-        return None  # no corner index of two digits
     shut = np.nonzero(hidden[last.y0:last.y1].any(axis=0))[0]
     if not len(shut) or shut[0] - last.x1 > CUT_TOUCH_PX:
         return None  # the second digit is not cut: the reader's own refusal stands
@@ -655,6 +720,59 @@ def _read_cut_index(painted: np.ndarray, hidden: np.ndarray, deck: Deck) -> Card
         return None
     return CardReading(kind=CardKind.WALK, face=Face.FRONT, value=vote.value, confidence=conf,
                        field_confidences=FieldConfidences(kind=conf, value=conf))
+
+
+def _strip_blisters(crop: np.ndarray, hidden: np.ndarray) -> tuple[int, float] | None:
+    """A covered walk card's blister count from its strip, whichever way up it lies: none when
+    the band is clean at both ends' row heights past where a single plaster would show
+    (:data:`CLEAN_REACH_MM`), else the count from the row's start (:func:`_count_from_left_end`)
+    at exactly one end's height. (count, confidence), or None when the strip does not tell."""
+    if _no_plaster_seen(crop, hidden, CardKind.WALK, False, CLEAN_REACH_MM):
+        return 0, CLEAN_FINISH
+    found = [_count_from_left_end(crop, hidden, CardKind.WALK, flipped) for flipped in (False, True)]
+    sure = [f for f in found if f[1] >= ACCEPT]
+    if len(sure) != 1 or any(0 < f[1] for f in found if f not in sure):
+        return None
+    return sure[0]
+
+
+def _index_by_blisters(crop: np.ndarray, painted: np.ndarray, hidden: np.ndarray,
+                       config: HandConfig) -> CardReading | None:
+    """A covered walk card whose two-digit corner index the reader left a close call (an 8 of
+    the webcam's small print matches a 0 or a 6 nearly as well; a 6 cut by the next card looks
+    like a cut 0): its blisters, counted on the strip, rule out the rivals printed with another
+    count. The value stands only when it is also the best of all values (the count takes rivals
+    away, it never promotes one), matches well and leads the values left by the reader's margin;
+    None otherwise or without ``config.walk_blisters``."""
+    if not config.walk_blisters or CardKind.WALK not in config.deck.kinds:
+        return None
+    a = analyse(painted)
+    glyphs = _two_digit_index(a.glyphs)
+    if glyphs is None:
+        return None
+    _, last = glyphs
+    counted = _strip_blisters(crop, hidden)
+    if counted is None:
+        return None
+    count, bconf = counted
+    masks = [(a.labels[g.y0:g.y1, g.x0:g.x1] == g.label).astype(np.uint8) for g in glyphs]
+    scores = classify_all(masks)
+    shut = np.nonzero(hidden[last.y0:last.y1].any(axis=0))[0]
+    if len(shut) and shut[0] - last.x1 <= CUT_TOUCH_PX:
+        scores = np.stack([scores[0], classify_all(masks[1:], _cut_bank())[0]])  # the second digit cut
+    values = {v: b for v, b in config.walk_blisters if v >= 10 and v in config.deck.walk_values}
+    best = decode_value(scores, sorted(values))
+    vote = decode_value(scores, sorted(v for v, b in values.items() if b == count))
+    conf = glyph_confidence(vote)
+    if best is None or vote is None or vote.value != best.value or vote.score < CLOSE_SCORE or conf < ACCEPT:
+        return None
+    conf = min(conf, bconf)
+    return CardReading(kind=CardKind.WALK, face=Face.FRONT, value=vote.value, blisters=count, confidence=conf,
+                       field_confidences=FieldConfidences(kind=conf, value=conf, blisters=bconf))
+
+
+CLOSE_SCORE = 0.85
+"""Smallest template score of a value settled by the blister count (:func:`_index_by_blisters`)."""
 
 
 FRAME_PAPER = 30.0
@@ -689,7 +807,7 @@ def _read_piece(crop: np.ndarray, hidden: np.ndarray | None, shown_mm: float, co
     """Read a card crop; ``hidden`` marks the crop pixels under the next card (None: whole card)."""
     deck = config.deck
     if hidden is None:
-        return read_card(crop, deck)
+        return _whole_count(crop, read_card(crop, deck))
     for narrow in (False, True):
         # the border painted FRAME_MM wide, else only as wide as it is (a narrow border leaves
         # the corner index close to it)
@@ -699,6 +817,8 @@ def _read_piece(crop: np.ndarray, hidden: np.ndarray | None, shown_mm: float, co
         reading = read_card(painted, deck)
         if reading.kind is CardKind.UNKNOWN:
             reading = _read_cut_index(painted, hidden, deck) or reading
+        if reading.kind is CardKind.UNKNOWN:
+            reading = _index_by_blisters(crop, painted, hidden, config) or reading
         if reading.kind is not CardKind.UNKNOWN:
             break
     reach = shown_mm - config.hidden_margin_mm - CARD_W_MM / 2
@@ -724,6 +844,12 @@ def _read_piece(crop: np.ndarray, hidden: np.ndarray | None, shown_mm: float, co
             # a FINISH's chequer, a few millimetres lower on a crop placed too high, looks like
             # plasters to the mirrored band; the strip, reaching past where a row starts, shows none
             c = 0.0
+        if c < ACCEPT and n > 0 and reading.kind in (CardKind.GLADIOLA, CardKind.FINISH):
+            # the mirror's count unsure (its joint at the centre line): the row's start, counted
+            # the other way, may make it sure when both give the same number
+            left, lc = _count_from_left_end(crop, hidden, reading.kind, reading.flipped)
+            if left == n and lc >= ACCEPT:
+                c = lc
         blisters, bconf = (n, c) if c >= ACCEPT else (None, c)
     elif reading.kind in (CardKind.GLADIOLA, CardKind.FINISH):
         # (a walk card is named by its value alone)

@@ -324,3 +324,91 @@ def test_a_narrow_border_is_painted_only_as_wide_as_it_is():
     assert inner <= narrow[180].argmin() <= inner + 3
     # the top and bottom are painted the same either way
     assert (wide[:, 100] == narrow[:, 100]).all()
+
+
+def _finish_read(blisters: int | None = None):
+    from vision.read.types import CardReading, Face
+
+    return CardReading(kind=CardKind.FINISH, face=Face.FRONT, value=50, blisters=blisters, confidence=0.9)
+
+
+@pytest.mark.parametrize("plasters", [1, 2, 3])
+def test_the_top_finish_counts_a_pale_row_from_its_extent(plasters):
+    from vision.hand import _whole_count
+    from vision.read.reader import CARD_W_MM, READ_W
+
+    crop, _ = _covered_crop(CardKind.FINISH, plasters, CARD_W_MM)  # nothing covered
+    # each plaster's light middle, nearly paper: its marks fall apart in two
+    ppx = READ_W / CARD_W_MM
+    middle = (crop == PLASTER).all(axis=2) & (np.abs(np.arange(READ_W)[None, :] - READ_W / 2) < 1.2 * ppx)
+    if plasters == 1:
+        crop[middle] = PAPER
+    read = _whole_count(crop, _finish_read())
+    assert read.blisters == plasters and read.field_confidences.blisters >= 0.5
+
+
+def test_the_top_finish_keeps_an_unclear_row_unread():
+    from vision.hand import _whole_count
+    from vision.read.reader import CARD_W_MM, READ_W
+
+    ppx = READ_W / CARD_W_MM
+    # a row off the card's centre line is no printed row
+    crop, _ = _covered_crop(CardKind.FINISH, 2, CARD_W_MM)
+    shifted = np.full_like(crop, PAPER)
+    shifted[:, int(4 * ppx):] = crop[:, : READ_W - int(4 * ppx)]
+    assert _whole_count(shifted, _finish_read()).blisters is None
+    # a row at both ends: which end is up is not plain
+    up, _ = _covered_crop(CardKind.FINISH, 2, CARD_W_MM)
+    down, _ = _covered_crop(CardKind.FINISH, 2, CARD_W_MM, flipped=True)
+    both = np.where((down == PLASTER).all(axis=2)[..., None], down, up)
+    assert _whole_count(both, _finish_read()).blisters is None
+    # a count the reader made stands
+    assert _whole_count(crop, _finish_read(5)).blisters == 5
+
+
+def _walk_blisters() -> tuple[tuple[int, int], ...]:
+    return tuple(sorted((value, blisters) for kind, value, blisters in _deck().values()
+                        if kind == "walk" and value is not None))
+
+
+def _close_8_0(masks, bank=None):
+    """Template scores of a corner index "28" whose 8 nearly matches a 0 (as on film 101)."""
+    rows = np.full((len(masks), 10), 0.45)
+    rows[0, 2] = 0.961
+    if len(masks) > 1:
+        rows[1, [8, 0, 6, 9]] = 0.962, 0.89, 0.83, 0.795
+    return rows
+
+
+@pytest.mark.parametrize("plasters, value", [(0, 28), (1, None)])
+def test_a_close_call_index_is_settled_by_the_strips_blisters(monkeypatch, plasters, value):
+    import vision.hand
+    from vision.hand import HandConfig, _index_by_blisters
+    from vision.read.reader import decode_value, glyph_confidence
+
+    monkeypatch.setattr(vision.hand, "classify_all", _close_8_0)
+    allowed = sorted(v for v, _ in _walk_blisters() if v >= 10)
+    assert glyph_confidence(decode_value(_close_8_0([0, 0]), allowed)) < 0.5  # the reader's refusal
+    crop, hidden = _covered_crop(CardKind.WALK, plasters, 34.4)
+    cv2.putText(crop, "28", (30, 88), cv2.FONT_HERSHEY_SIMPLEX, 2.0, (90, 40, 30), 7)  # a two-digit index
+    found = _index_by_blisters(crop, crop, hidden, HandConfig(walk_blisters=_walk_blisters()))
+    # no plaster: of the values printed without one only 28 and 29 are near, and 28 leads clearly;
+    # one plaster would make it a 20, but the templates rank 28 first: no value is promoted
+    assert (found.value, found.blisters) == (value, 0) if value else found is None
+    # without the deck's blisters nothing is settled
+    assert _index_by_blisters(crop, crop, hidden, HandConfig()) is None
+
+
+@pytest.mark.parametrize("mirror, expected", [(5, 5), (4, None)])
+def test_a_covered_gladiolas_unsure_mirror_count_stands_when_the_row_start_agrees(monkeypatch, mirror, expected):
+    import vision.hand
+    from vision.hand import HandConfig, _read_piece
+    from vision.read.types import CardReading, Face
+    from vision.types import FieldConfidences
+
+    gladiola = CardReading(kind=CardKind.GLADIOLA, face=Face.FRONT, confidence=0.9,
+                           field_confidences=FieldConfidences(kind=0.9))
+    monkeypatch.setattr(vision.hand, "read_card", lambda crop, deck: gladiola)
+    monkeypatch.setattr(vision.hand, "count_blisters_in_row", lambda a, kind, flipped: (mirror, 0.0))
+    crop, hidden = _covered_crop(CardKind.GLADIOLA, 5, 33.5)  # the row starts 5.8 mm in
+    assert _read_piece(crop, hidden, 33.5, HandConfig()).blisters == expected
