@@ -62,6 +62,13 @@ candidate it also fits trails it clearly. A slot reads as blank only with almost
 and nothing hidden next to it (a card lying over the column looks like blank card), and any
 slot that cannot be read surely leaves the count out.
 
+Digits decide. Cards with the same blister count differ only in their digits (46 and 48); blur
+leaves those half-way between the two and the lead short of the threshold. With almost nothing
+hidden, a leader ahead by at least ``MatchConfig.digit_lead`` is the answer when, against every
+rival of another value, the query follows their difference on just the pixels where the two
+differ most, by scores blind to the brightness and contrast left there
+(:func:`calibration.features.digit_lean`).
+
 Crops on their side. A crop cut from a quad whose long side was misjudged (strong perspective)
 shows the card a quarter turn round; when the crop turned back fits the deck clearly better, it
 is matched instead and the answer says ``turned``.
@@ -128,6 +135,7 @@ from calibration.features import (
     blur_luma,
     blur_margin,
     describe,
+    digit_lean,
     luma_cell_correlations,
     luma_cell_errors,
     masked_mean,
@@ -573,7 +581,12 @@ class MatchConfig:
     one towards those with one (without), on the slot's pixels grown by ``slot_reach``, of which
     at least ``slot_seen`` must be in view (:meth:`DeckMatcher._blister_reading`);
     ``count_lead``: a leader ahead by at least this much (below the thresholds above) is the
-    answer when the blisters read slot by slot leave no candidate within the threshold of it.
+    answer when the blisters read slot by slot leave no candidate within the threshold of it;
+    ``digit_lead``, ``digit_share``, ``digit_hidden``, ``digit_seen``, ``digit_corr``,
+    ``digit_fit``: a tie with rivals of other values goes to a leader ahead by at least the first
+    when at most ``digit_hidden`` of the card is hidden and, on the pixels where each pair differs
+    by ``digit_share`` of their largest difference (``digit_seen`` of them in view), the query
+    follows the leader by at least ``digit_corr`` and ``digit_fit`` (:meth:`DeckMatcher._digits_decide`).
     """
 
     keep: float = 0.7
@@ -617,6 +630,12 @@ class MatchConfig:
     slot_seen: float = 0.5
     slot_reach: int = 3
     count_lead: float = 0.2
+    digit_lead: float = 0.1
+    digit_share: float = 0.3
+    digit_hidden: float = 0.05
+    digit_seen: float = 0.8
+    digit_corr: float = 0.45
+    digit_fit: float = 0.4
 
 
 @dataclass(frozen=True)
@@ -900,6 +919,11 @@ class DeckMatcher:
                                 blisters_sure=True), "weak pair"
         undecided = [close[j] for j in range(n) if j != win and evidence[win, j] < accept]
         mine = self.deck.labels[winner]
+        if cfg.digit_lead <= worst[win]:
+            digits = self._digits_decide(q, winner, undecided, views, usable)
+            if digits:
+                return self._answer(winner, bool(orient[best]), fit * (0.5 + float(worst[win])),
+                                    float(dist[winner]), blisters_sure=True), digits
         scores = " ".join(f"{self.deck.labels[c].identity}:{worst[k]:.2f}" for k, c in enumerate(close))
         if all(self.deck.labels[u].kind is mine.kind and self.deck.labels[u].value == mine.value
                and self.deck.labels[u].year == mine.year for u in undecided):
@@ -955,6 +979,40 @@ class DeckMatcher:
             return ""
         seen = sum(reading.values())
         return f"blister count: {seen} of {len(reading)} differing slots show one"
+
+    def _digits_decide(self, q: Descriptor, winner: int, rivals: Sequence[int], views: _Views,
+                       usable: np.ndarray) -> str:
+        """Why the leader ``winner`` wins a tie with ``rivals`` of other values after all ('' if not).
+
+        Cards with the same blister count differ only in their digits (46 and 48), which blur
+        leaves half-way between the two. With at most ``MatchConfig.digit_hidden`` of the card
+        hidden, each pair is compared again on just the pixels where their templates (laid over
+        the query, blurred like it) differ most (``MatchConfig.digit_share`` of their largest
+        difference, at least ``MatchConfig.digit_seen`` of them in view), by a score of its own
+        that ignores how much contrast the blur left (:func:`calibration.features.digit_lean`):
+        the query must follow the difference from the rival to the leader (correlation
+        ``MatchConfig.digit_corr``) and fit the leader clearly better once each is scaled to it
+        (``MatchConfig.digit_fit``), against every rival.
+        """
+        cfg = self.config
+        mine = self.deck.labels[winner]
+        if not rivals or float(usable.mean()) < 1.0 - cfg.digit_hidden:
+            return ""
+        if any(self.deck.labels[r].kind is mine.kind and self.deck.labels[r].value == mine.value for r in rivals):
+            return ""
+        ta = views.blurred(winner)
+        least = (1.0, 1.0)
+        for r in rivals:
+            tb = views.blurred(r)
+            apart = np.abs(ta - tb)
+            region = apart >= cfg.digit_share * float(apart.max())
+            if float(usable[region].mean()) < cfg.digit_seen:
+                return ""
+            corr, fit = digit_lean(q.luma, ta, tb, region & usable)
+            if corr < cfg.digit_corr or fit < cfg.digit_fit:
+                return ""
+            least = (min(least[0], corr), min(least[1], fit))
+        return f"digits: the leader follows where the values differ (correlation {least[0]:.2f}, fit {least[1]:.2f})"
 
     def _weak_lead_holds(self, q: Descriptor, winner: int, rivals: Sequence[int], views: _Views, usable: np.ndarray,
                          hidden: float) -> bool:

@@ -305,6 +305,30 @@ class TemplateBank:
         return cells.reshape(-1, 1 if unshifted else self.variants, cells.shape[1])
 
 
+def digit_lean(query: np.ndarray, ta: np.ndarray, tb: np.ndarray, mask: np.ndarray) -> tuple[float, float]:
+    """How much more the ``mask`` pixels of ``query`` look like ``ta`` than like ``tb``, as two
+    scores in [-1, 1]: the correlation of the query's departure from the mean of the two with
+    the difference ``ta - tb`` (blind to brightness there), and the relative gap between the
+    residuals of the query fitted by each template scaled and offset, ``(b - a) / (a + b)``
+    (blind to contrast as well, which blur takes away). (0, 0) on fewer than 8 pixels.
+    """
+    if int(mask.sum()) < 8:
+        return 0.0, 0.0
+    a, b, q = ta[mask].astype(np.float64), tb[mask].astype(np.float64), query[mask].astype(np.float64)
+    d = a - b
+    m = 2 * q - a - b
+    d, m = d - d.mean(), m - m.mean()
+    corr = float(d @ m / max(float(np.linalg.norm(d) * np.linalg.norm(m)), 1e-9))
+
+    def residual(t: np.ndarray) -> float:
+        design = np.stack([t, np.ones_like(t)], axis=1)
+        coef = np.linalg.lstsq(design, q, rcond=None)[0]
+        return float(((design @ coef - q) ** 2).mean())
+
+    ra, rb = residual(a), residual(b)
+    return corr, (rb - ra) / max(ra + rb, 1e-9)
+
+
 def luma_cell_errors(query: np.ndarray, templates: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
     """Mean squared luma differences per grid cell between a query (H, W) and templates (N, H, W).
 
