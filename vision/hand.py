@@ -695,6 +695,21 @@ def _two_digit_index(found: list[Blob]) -> tuple[Blob, Blob] | None:
     return first, last
 
 
+def _index_masks(painted: np.ndarray) -> tuple[tuple[Blob, Blob], list[np.ndarray]] | None:
+    """The two glyphs of a painted strip's two-digit corner index and their masks, or None."""
+    a = analyse(painted)
+    glyphs = _two_digit_index(a.glyphs)
+    if glyphs is None:
+        return None
+    return glyphs, [(a.labels[g.y0:g.y1, g.x0:g.x1] == g.label).astype(np.uint8) for g in glyphs]
+
+
+def _second_digit_cut(hidden: np.ndarray, last: Blob) -> bool:
+    """Whether the next card's edge runs within :data:`CUT_TOUCH_PX` of the index's last digit."""
+    shut = np.nonzero(hidden[last.y0:last.y1].any(axis=0))[0]
+    return bool(len(shut)) and shut[0] - last.x1 <= CUT_TOUCH_PX
+
+
 def _read_cut_index(painted: np.ndarray, hidden: np.ndarray, deck: Deck) -> CardReading | None:
     """A walk card's two-digit corner index whose second digit runs into the next card's edge,
     read with that digit matched to cut templates (to whole-digit templates a cut 0 looks nearly
@@ -702,15 +717,12 @@ def _read_cut_index(painted: np.ndarray, hidden: np.ndarray, deck: Deck) -> Card
     None otherwise."""
     if CardKind.WALK not in deck.kinds:
         return None
-    a = analyse(painted)
-    glyphs = _two_digit_index(a.glyphs)
-    if glyphs is None:
+    index = _index_masks(painted)
+    if index is None:
         return None
-    first, last = glyphs
-    shut = np.nonzero(hidden[last.y0:last.y1].any(axis=0))[0]
-    if not len(shut) or shut[0] - last.x1 > CUT_TOUCH_PX:
+    glyphs, masks = index
+    if not _second_digit_cut(hidden, glyphs[1]):
         return None  # the second digit is not cut: the reader's own refusal stands
-    masks = [(a.labels[g.y0:g.y1, g.x0:g.x1] == g.label).astype(np.uint8) for g in glyphs]
     allowed = sorted(v for v in deck.walk_values if v >= 10)  # (a FINISH needs its blisters and its way up)
     whole = classify_all(masks)
     plain = decode_value(whole, allowed)
@@ -746,19 +758,16 @@ def _index_by_blisters(crop: np.ndarray, painted: np.ndarray, hidden: np.ndarray
     None otherwise or without ``config.walk_blisters``."""
     if not config.walk_blisters or CardKind.WALK not in config.deck.kinds:
         return None
-    a = analyse(painted)
-    glyphs = _two_digit_index(a.glyphs)
-    if glyphs is None:
+    index = _index_masks(painted)
+    if index is None:
         return None
-    _, last = glyphs
+    glyphs, masks = index
     counted = _strip_blisters(crop, hidden)
     if counted is None:
         return None
     count, bconf = counted
-    masks = [(a.labels[g.y0:g.y1, g.x0:g.x1] == g.label).astype(np.uint8) for g in glyphs]
     scores = classify_all(masks)
-    shut = np.nonzero(hidden[last.y0:last.y1].any(axis=0))[0]
-    if len(shut) and shut[0] - last.x1 <= CUT_TOUCH_PX:
+    if _second_digit_cut(hidden, glyphs[1]):
         scores = np.stack([scores[0], classify_all(masks[1:], _cut_bank())[0]])  # the second digit cut
     values = {v: b for v, b in config.walk_blisters if v >= 10 and v in config.deck.walk_values}
     best = decode_value(scores, sorted(values))
