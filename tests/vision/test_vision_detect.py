@@ -177,26 +177,19 @@ def _box_candidate(x0: float, y0: float, x1: float, y1: float, score: float, occ
     return _Candidate(quad, (x1 - x0) * (y1 - y0), 0.9, score, occluded)
 
 
-def test_clean_card_in_a_corner_of_a_loose_region_is_kept() -> None:
-    """A well-scored card in one end of a poorer region (card plus table streaks) is the card."""
+@pytest.mark.parametrize("outer,inner,inner_kept", [
+    # a well-scored card in one end of a poorer region (card plus table streaks) is the card
+    ((100, 100, 400, 300, 0.6), (102, 102, 260, 298, 0.95), True),
+    # a printed frame centred in its card goes, however cleanly it scores
+    ((100, 100, 240, 300, 0.8), (120, 125, 220, 275, 0.98), False),
+])
+def test_a_candidate_inside_another_is_kept_only_off_its_centre(outer: tuple, inner: tuple, inner_kept: bool) -> None:
     from vision.detect import _select
 
-    region = _box_candidate(100, 100, 400, 300, 0.6)
-    card = _box_candidate(102, 102, 260, 298, 0.95)
-    kept = _select([region, card], (480, 640), DetectConfig())
+    big, small = _box_candidate(*outer), _box_candidate(*inner)
+    kept = _select([big, small], (480, 640), DetectConfig())
     assert len(kept) == 1
-    assert np.allclose(kept[0].quad, card.quad)
-
-
-def test_centred_printed_frame_inside_a_card_is_dropped() -> None:
-    """A printed frame centred in its card goes, however cleanly it scores."""
-    from vision.detect import _select
-
-    card = _box_candidate(100, 100, 240, 300, 0.8)
-    frame = _box_candidate(120, 125, 220, 275, 0.98)
-    kept = _select([card, frame], (480, 640), DetectConfig())
-    assert len(kept) == 1
-    assert np.allclose(kept[0].quad, card.quad)
+    assert np.allclose(kept[0].quad, (small if inner_kept else big).quad)
 
 
 def test_fuse_replaces_less_sure_pieces_and_keeps_sure_cards() -> None:
