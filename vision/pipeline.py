@@ -305,12 +305,16 @@ card's outline for a partly hidden card's count to stand."""
 
 def _row_in_view(det: Detection, detections: Sequence[Detection], shape: tuple[int, ...],
                  reading: CardReading) -> bool:
-    """Whether the blister row of a partly hidden card is in plain view: the row (with
-    :data:`ROW_VIEW_MARGIN_MM` around it) lies inside the image and meets no other card's
-    outline, so what hides the card is elsewhere (most often the image's edge)."""
+    """Whether the blister row of a partly hidden card is in plain view: the card runs out of the
+    image (so the image's edge hides it, not something lying on it), and its row (with
+    :data:`ROW_VIEW_MARGIN_MM` around it) lies inside the image and meets no other card's outline."""
     top = BLISTER_ROW_MM.get(reading.kind)
     if top is None:
         return False
+    h, w = shape[:2]
+    src = Quad.card_order(det.quad.as_array()).as_array().astype(np.float32)
+    if src[:, 0].min() >= 1 and src[:, 1].min() >= 1 and src[:, 0].max() <= w - 2 and src[:, 1].max() <= h - 2:
+        return False  # hidden by something on the table, which may lie over the row
     m = ROW_VIEW_MARGIN_MM
     y0, y1 = top - m, top + BLISTER_H_MM + m
     if reading.flipped:
@@ -318,15 +322,8 @@ def _row_in_view(det: Detection, detections: Sequence[Detection], shape: tuple[i
     sx, sy = READ_W / CARD_W_MM, READ_H / CARD_H_MM
     x0, x1 = 4.9 - m, CARD_W_MM - 4.9 + m
     band = np.array([[x0 * sx, y0 * sy], [x1 * sx, y0 * sy], [x1 * sx, y1 * sy], [x0 * sx, y1 * sy]], np.float32)
-    src = Quad.card_order(det.quad.as_array()).as_array().astype(np.float32)
     dst = np.array([[0, 0], [READ_W - 1, 0], [READ_W - 1, READ_H - 1], [0, READ_H - 1]], np.float32)
-    back = cv2.getPerspectiveTransform(dst, src)
-    poly = cv2.perspectiveTransform(band[None], back)[0]
-    h, w = shape[:2]
-    corners = src
-    if corners[:, 0].min() >= 1 and corners[:, 1].min() >= 1 and corners[:, 0].max() <= w - 2 \
-            and corners[:, 1].max() <= h - 2:
-        return False  # hidden by something on the table, which may lie over the row
+    poly = cv2.perspectiveTransform(band[None], cv2.getPerspectiveTransform(dst, src))[0]
     if poly[:, 0].min() < 1 or poly[:, 1].min() < 1 or poly[:, 0].max() > w - 2 or poly[:, 1].max() > h - 2:
         return False
     for other in detections:
