@@ -417,11 +417,12 @@ class CardTracker:
         track.last_seen = now
         track.quad = obs.quad
         if corner_shift(track.anchor, obs.quad) > self._tolerance(track.anchor) and not self._jitter(track, obs):
+            at_before = (track.before is not None
+                         and corner_shift(track.before, obs.quad) <= self._tolerance(track.before))
             back = track.before is not None and (
-                (_same_card(track.reading, obs) and (corner_shift(track.before, obs.quad) <= self._tolerance(track.before)
-                                                     or self._near(track.before, obs.quad)))
+                (_same_card(track.reading, obs) and (at_before or self._near(track.before, obs.quad)))
                 # the card coming in, seen again just where it was read before the outline jumped
-                or (_coming(track, obs) and corner_shift(track.before, obs.quad) <= self._tolerance(track.before)))
+                or (_coming(track, obs) and at_before))
             if not back and math.dist(track.anchor.centroid, obs.quad.centroid) >= ARRIVE_REACH * card_size(track.anchor):
                 track.arrived = now
             track.anchor, track.before = (track.before if back else obs.quad), track.anchor  # type: ignore[assignment]
