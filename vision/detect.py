@@ -237,9 +237,10 @@ def _fuse(
 ) -> list[Detection]:
     """The two paths' findings combined: each confident classical card (at least
     ``fuse_min_confidence``), fully visible or cut only by the frame border (of a frame of
-    ``shape``), where the segmenter's ``maps`` are not sure of table (see ``FUSE_TABLE``) is added when it touches no segmented card (see ``FUSE_TOUCH``), and
-    replaces the segmented cards it touches when each of those is less sure of itself (a print
-    inside the card, a piece of it, or a quad running off it). A segmented card at least as
+    ``shape``), where the segmenter's ``maps`` are not sure of table (see ``FUSE_TABLE``), is
+    added when it touches no segmented card (see ``FUSE_TOUCH``), and replaces the segmented
+    cards it touches when each of those is less sure of itself (a print inside the card, a piece
+    of it, or a quad running off it). A segmented card at least as
     confident stands, and keeps the classical card out; so does a bigger segmented card the
     classical one lies inside (see ``FUSE_WITHIN``)."""
     out = list(segmented)
