@@ -26,13 +26,15 @@ side. :func:`read_hands` finds such rows in a frame and reads every card in them
    bottom edges are the pair of edge rows in its strip one card height apart, and a later card
    covers only its own height. A two-digit index whose second digit runs into the next card's
    edge, unread by the reader, is read again with that digit matched to cut digit templates.
-   Blisters of a covered card whose strip reaches past the card's centre line are counted on the visible left half and its mirror image (the row is centred);
-   on a narrower strip, a FINISH's or gladiola's count comes from where the row starts (one
-   plaster more starts it 4.9 mm further left), which also makes an unsure mirror count sure
-   when both agree. A strip the reader cannot name, with no corner index and a plaster row at a
-   gladiola's height, is a gladiola (its blossoms are hidden). A walk card's index left a close
-   call by the reader is settled by the strip's blister count when the game's walk cards are
-   given (``HandConfig.walk_blisters``), and the top card's FINISH or gladiola count, when the
+   Blisters of a covered card whose strip reaches past the card's centre line are counted on
+   the visible left half and its mirror image (the row is centred); on a narrower strip, a
+   FINISH's or gladiola's count comes from where the row starts (one plaster more starts it
+   4.9 mm further left), unless the printed row fitted to the part in view clearly gives
+   another count; it also makes an unsure mirror count sure when both agree. A strip the
+   reader cannot name, with no corner index and a plaster row at a gladiola's height, is a
+   gladiola (its blossoms are hidden). A walk card's index left a close call by the reader is
+   settled by the strip's blister count when the game's walk cards are given
+   (``HandConfig.walk_blisters``), and the top card's FINISH or gladiola count, when the
    reader leaves it open, comes from the extent of its centred plaster row.
 
 Readings keep the reader's confidences; fields below :data:`~vision.read.reader.ACCEPT` are
@@ -52,7 +54,7 @@ from vision.errors import InvalidImageError
 from vision.read.glyphs import FONTS, GlyphBank, render_digit, classify_all, template_rows
 from vision.read.reader import (ACCEPT, BLISTER_GAP_MM, BLISTER_H_MM, BLISTER_MM, BLISTER_ROW_MM, BLISTER_SEARCH_MM,
                                 CARD_H_MM, Blob, CARD_W_MM, READ_H, READ_W, decode_value, glyph_confidence, analyse,
-                                count_blisters_in_row, read_card)
+                                count_blisters_in_row, fit_row, read_card)
 from vision.read.types import CardReading, Deck, Face
 from vision.segment import load_segmenter
 from vision.types import CardKind, FieldConfidences, Quad
@@ -487,17 +489,33 @@ def _card_crop(image: np.ndarray, quad_img: np.ndarray) -> np.ndarray:
 LEFT_END_FRAC = 0.3
 """Largest distance of the count the row's left end gives from a whole number for it to be read
 (a count more or less moves the end by half a pitch, 4.9 mm: 0.3 is 1.5 mm)."""
+LEFT_FIT_LEAD = 0.15
+"""Lead (plaster lengths of squared error, see :func:`vision.read.reader.fit_row`) of another
+count in the printed row's fit to the strip's band that makes the count from the row's start
+unsure."""
 LEFT_END_SEEN_MM = 3.0
 """How much of the row's first plaster must be in view before the next card for the row's left
 end to be taken as found."""
 
 
+@dataclass(frozen=True)
+class _Band:
+    """A covered card's blister band from the frame line to the next card (crop columns ``x0``
+    to ``x1``): per column, whether plaster marks run along a plaster's height (``occupied``) and
+    the share of the band's rows off the paper (``profile``: a plaster's outline and its pale
+    middle alike)."""
+
+    occupied: np.ndarray
+    x0: int
+    x1: int
+    profile: np.ndarray
+
+
 def _plaster_band(crop: np.ndarray, hidden: np.ndarray, kind: CardKind, flipped: bool,
-                  search_mm: float = BLISTER_SEARCH_MM) -> tuple[np.ndarray, int, int] | None:
-    """The columns of a covered card's blister band (from the frame line to the next card) where
-    plaster marks run along a plaster's height, with the band's first and last crop column; None
-    when the kind has no blister row or less than two plasters' width is in view. ``search_mm``:
-    how far above and below its printed place the row is looked for."""
+                  search_mm: float = BLISTER_SEARCH_MM) -> _Band | None:
+    """A covered card's blister band (:class:`_Band`) at the height where plaster marks run
+    densest; None when the kind has no blister row or less than two plasters' width is in view.
+    ``search_mm``: how far above and below its printed place the row is looked for."""
     top_mm = BLISTER_ROW_MM.get(kind)
     if top_mm is None:
         return None
@@ -515,12 +533,20 @@ def _plaster_band(crop: np.ndarray, hidden: np.ndarray, kind: CardKind, flipped:
     paper = np.median(lab.reshape(-1, 3), axis=0)  # (the plasters fill well under half the band)
     d = lab - paper
     # plaster marks: off the paper's colour, warmer, not dark print nor a red blossom
-    off = np.sqrt((d ** 2).sum(axis=2)) > 10
-    warm = off & (d[..., 2] > 3) & (d[..., 1] > -4) & (d[..., 1] < 30) & (lab[..., 0] > 0.55 * float(paper[0]))
+    off_mag = np.sqrt((d ** 2).sum(axis=2))
+    light = (d[..., 1] > -4) & (d[..., 1] < 30) & (lab[..., 0] > 0.55 * float(paper[0]))
+    warm = (off_mag > 10) & (d[..., 2] > 3) & light
     win = int(round(BLISTER_H_MM * ppy))
     rows = np.convolve(warm.mean(axis=1), np.ones(win) / win, mode="valid")
     best = int(np.argmax(rows))
-    return warm[best:best + win].mean(axis=0) > 0.3, x0, x1
+    # (as the warm marks: not dark print nor a blossom; any pixel not cooler than the paper)
+    off_rows = ((off_mag > BAND_OFF) & (d[..., 2] > 0) & light)[best:best + win]
+    return _Band(warm[best:best + win].mean(axis=0) > 0.3, x0, x1, off_rows.mean(axis=0).astype(np.float32))
+
+
+BAND_OFF = 16.0
+"""Smallest colour distance (Lab) from the band's paper of a pixel off the paper (a plaster's
+outline and its pale middle; the warm test alone misses a plaster in a cooler light)."""
 
 
 CLEAN_SEARCH_MM = 7.0
@@ -538,7 +564,7 @@ def _no_plaster_seen(crop: np.ndarray, hidden: np.ndarray, kind: CardKind, flipp
         band = _plaster_band(crop, hidden, kind, way, CLEAN_SEARCH_MM)
         if band is None:
             return False
-        occupied, x0, x1 = band
+        occupied, x0, x1 = band.occupied, band.x0, band.x1
         if x1 < (CARD_W_MM / 2 + reach_mm) * ppx or int(occupied.sum()) >= 0.15 * BLISTER_MM * ppx:
             return False
     return True
@@ -559,7 +585,7 @@ def _count_from_left_end(crop: np.ndarray, hidden: np.ndarray, kind: CardKind, f
     band = _plaster_band(crop, hidden, kind, flipped)
     if band is None:
         return 0, 0.0
-    occupied, x0, x1 = band
+    occupied, x0, x1 = band.occupied, band.x0, band.x1
     ppx = READ_W / CARD_W_MM
     cols = np.nonzero(occupied)[0]
     if len(cols) < 0.3 * BLISTER_MM * ppx:
@@ -577,7 +603,14 @@ def _count_from_left_end(crop: np.ndarray, hidden: np.ndarray, kind: CardKind, f
     if count < 1:
         return 0, 0.0
     frac = abs(total - count)
-    return count, float(np.clip(1.0 - 2.0 * frac, 0.0, 1.0)) if frac < LEFT_END_FRAC else 0.0
+    if frac >= LEFT_END_FRAC:
+        return count, 0.0
+    # the printed row fitted to what is in view must not clearly say otherwise: a plaster left
+    # out of the marks (pale in a cool light) moves the start by a pitch, a count's error
+    fitted, lead, _ = fit_row(band.profile, ppx, READ_W / 2 - x0, LEFT_END_FRAC * (BLISTER_MM + BLISTER_GAP_MM) * ppx)
+    if fitted != count and lead >= LEFT_FIT_LEAD:
+        return count, 0.0
+    return count, float(np.clip(1.0 - 2.0 * frac, 0.0, 1.0))
 
 
 WHOLE_CENTRE_MM = 1.5
@@ -603,9 +636,9 @@ def _whole_count(crop: np.ndarray, reading: CardReading) -> CardReading:
     clear = np.zeros(crop.shape[:2], bool)
     band = _plaster_band(crop, clear, reading.kind, reading.flipped)
     other = _plaster_band(crop, clear, reading.kind, not reading.flipped)
-    if band is None or other is None or int(other[0].sum()) > WHOLE_STRAY * BLISTER_MM * ppx:
+    if band is None or other is None or int(other.occupied.sum()) > WHOLE_STRAY * BLISTER_MM * ppx:
         return reading
-    occupied, x0, _ = band
+    occupied, x0 = band.occupied, band.x0
     cols = np.nonzero(occupied)[0]
     if len(cols) < 0.5 * BLISTER_MM * ppx or cols[0] == 0 or cols[-1] == len(occupied) - 1:
         return reading  # no plaster-wide marks, or the marks run into the border

@@ -12,7 +12,7 @@ from samples.render.cards import render_face, style_named
 from samples.render.specs import CardSpec, Game, default_specs
 from vision.pipeline import CardReader, PipelineConfig
 from vision.read import ACCEPT, READ_H, READ_W, Deck, read_card
-from vision.read.reader import FIT_MARGIN, FIT_RESIDUAL, _fit_row, analyse, count_blisters
+from vision.read.reader import FIT_MARGIN, FIT_RESIDUAL, fit_row, analyse, count_blisters
 from vision.types import Detection, Quad
 
 SPECS = {s.id: s for s in default_specs(Game.GLADIOLA)}
@@ -178,9 +178,9 @@ def test_the_row_model_fits_the_count_of_a_profile() -> None:
             profile = np.maximum(profile, ((x > a) & (x < a + 8.2 * ppx)).astype(np.float32))
         # blur joins the plasters at half height and smears the ends
         profile = np.clip(cv2.GaussianBlur(profile[None, :], (0, 0), 3.0)[0] * 1.1, 0, 1)
-        fitted, lead, error = _fit_row(profile, ppx, size / 2 + 3, 10.0)
+        fitted, lead, error = fit_row(profile, ppx, size / 2 + 3, 10.0)
         assert fitted == count and lead >= FIT_MARGIN and error <= FIT_RESIDUAL
-    fitted, lead, _ = _fit_row(np.zeros(size, np.float32), ppx, size / 2, 10.0)
+    fitted, lead, _ = fit_row(np.zeros(size, np.float32), ppx, size / 2, 10.0)
     assert fitted == 0 and lead > 0
 
 

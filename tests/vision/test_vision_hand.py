@@ -151,6 +151,23 @@ def test_a_covered_gladiola_counts_its_blisters_from_the_row_start(plasters):
     assert (count, conf >= 0.5) == (plasters, True)
 
 
+def test_a_row_start_left_out_of_the_plaster_marks_makes_the_count_unsure():
+    from vision.hand import _count_from_left_end
+    from vision.read.reader import BLISTER_H_MM, BLISTER_MM, BLISTER_ROW_MM, CARD_H_MM, CARD_W_MM, READ_H, READ_W
+
+    crop, hidden = _covered_crop(CardKind.GLADIOLA, 5, 27.0)
+    assert _count_from_left_end(crop, hidden, CardKind.GLADIOLA, False)[0] == 5
+    # the first plaster in a cooler light: off the paper, but not warmer than it
+    ppx, ppy = READ_W / CARD_W_MM, READ_H / CARD_H_MM
+    left = CARD_W_MM / 2 - (5 * BLISTER_MM + 4 * 1.6) / 2
+    top = BLISTER_ROW_MM[CardKind.GLADIOLA]
+    ys = slice(int((top - 0.5) * ppy), int((top + BLISTER_H_MM + 0.5) * ppy))
+    first = crop[ys, int(left * ppx): int((left + BLISTER_MM) * ppx) + 1]
+    first[(first != PAPER).any(axis=2)] = (188, 198, 204)
+    count, conf = _count_from_left_end(crop, hidden, CardKind.GLADIOLA, False)
+    assert count != 5 and conf == 0.0  # the row's start is found a plaster late, the row's fit says 5
+
+
 def test_a_row_start_barely_in_view_is_not_counted():
     from vision.hand import _count_from_left_end
 

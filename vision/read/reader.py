@@ -619,7 +619,7 @@ MERGED_DOUBT = 0.4
 """Confidence cap of a count from a merged row's length that its waists do not confirm."""
 
 FIT_SCALES = np.arange(0.9, 1.121, 0.02)
-"""Scales of the printed row tried by :func:`_fit_row` (a quad a little off magnifies or
+"""Scales of the printed row tried by :func:`fit_row` (a quad a little off magnifies or
 shrinks the card in the crop by a few per cent)."""
 FIT_EDGE_PX = 3.0
 """Width (px) of the soft edge of each plaster in the row model (blur spreads an edge)."""
@@ -630,7 +630,7 @@ FIT_RESIDUAL = 0.2
 """Largest squared error per plaster length of the best fit for it to count as a reading."""
 
 
-def _fit_row(profile: np.ndarray, ppx: float, centre: float, reach: float) -> tuple[int, float, float]:
+def fit_row(profile: np.ndarray, ppx: float, centre: float, reach: float) -> tuple[int, float, float]:
     """The plaster count whose printed row best explains a band's column profile.
 
     ``profile``: per column, the share of the band's pixels off the paper. A row of ``n``
@@ -804,7 +804,7 @@ def count_blisters_in_row(a: _Analysis, kind: CardKind, flipped: bool) -> tuple[
     if not (left_touch or right_touch):
         # the whole row's shape as a second opinion: it reads rows whose ends blur smeared
         # beyond the length rule's tolerance, and doubts a length its waists contradict
-        fitted, lead, error = _fit_row(marks.mean(axis=0).astype(np.float32), ppx, centre_px, tolerance)
+        fitted, lead, error = fit_row(marks.mean(axis=0).astype(np.float32), ppx, centre_px, tolerance)
         fit_sure = fitted >= 1 and lead >= FIT_MARGIN and error <= FIT_RESIDUAL
         if fit_sure and fitted == count:
             conf = max(conf, float(np.clip(0.5 + (lead - FIT_MARGIN), 0.5, 0.9)))
