@@ -69,6 +69,14 @@ rival of another value, the query follows their difference on just the pixels wh
 differ most, by scores blind to the brightness and contrast left there
 (:func:`calibration.features.digit_lean`).
 
+Blank slots under cover. A card, a hand or the image's edge lying over the blister column looks
+like blank card, and such cover is often not found as hidden (a plain dark card fits a plain
+dark card). A leader with fewer blisters than a rival is compared with it again as if the two
+agreed on the slots the leader leaves blank, unless those slots are in plain view: no cell in or
+next to them hidden, and at most ``MatchConfig.blank_hidden`` of the card hidden (what is left,
+digits for instance, must then decide). On a card hidden beyond that share, cards printed alike
+but for their blisters (the FINISH cards) then tie, and the count is left open.
+
 Crops on their side. A crop cut from a quad whose long side was misjudged (strong perspective)
 shows the card a quarter turn round; when the crop turned back fits the deck clearly better, it
 is matched instead and the answer says ``turned``.
@@ -586,7 +594,9 @@ class MatchConfig:
     ``digit_fit``: a tie with rivals of other values goes to a leader ahead by at least the first
     when at most ``digit_hidden`` of the card is hidden and, on the pixels where each pair differs
     by ``digit_share`` of their largest difference (``digit_seen`` of them in view), the query
-    follows the leader by at least ``digit_corr`` and ``digit_fit`` (:meth:`DeckMatcher._digits_decide`).
+    follows the leader by at least ``digit_corr`` and ``digit_fit`` (:meth:`DeckMatcher._digits_decide`);
+    ``blank_hidden``: above this share of hidden cells, blank blister slots do not speak for a
+    leader with fewer blisters (:meth:`DeckMatcher._unseen_blanks`).
     """
 
     keep: float = 0.7
@@ -636,6 +646,7 @@ class MatchConfig:
     digit_seen: float = 0.8
     digit_corr: float = 0.45
     digit_fit: float = 0.4
+    blank_hidden: float = 0.1
 
 
 @dataclass(frozen=True)
@@ -901,9 +912,30 @@ class DeckMatcher:
                                         (views.nudged(close[i]), views.nudged(close[j])),
                                         (views.blurred_shifted(close[i]), views.blurred_shifted(close[j])))
                 evidence[i, j], evidence[j, i] = e, -e
-        worst = evidence.min(axis=1)
-        win = int(worst.argmax())
+        win = int(evidence.min(axis=1).argmax())
         winner = close[win]
+        # A leader with fewer blisters may not win on blank slots that could be covered: the two
+        # are compared again as if their templates agreed there.
+        mine = self.deck.labels[winner]
+        for j, blank in self._unseen_blanks(close, win, usable, hidden_cells):
+            theirs = self.deck.labels[close[j]]
+            if (theirs.kind, theirs.value, theirs.year) == (mine.kind, mine.value, mine.year) and \
+                    float(hidden_cells.mean()) > cfg.blank_hidden:
+                # Printed alike but for the blisters (50 with one or none) on a card under cover:
+                # what is left differs only as their enrollment photos do.
+                evidence[win, j], evidence[j, win] = 0.0, 0.0
+                continue
+            pair = [views.blurred(winner).copy(), views.blurred(close[j]).copy()]
+            moved = [views.nudged(winner).copy(), views.nudged(close[j]).copy()]
+            plain = [views.blurred_shifted(winner).copy(), views.blurred_shifted(close[j]).copy()]
+            for t in (*pair, *plain):
+                t[blank] = 0.0
+            for t in moved:
+                t[:, blank] = 0.0
+            e = min(float(evidence[win, j]), self._pair_evidence(q, pair[0], pair[1], usable & ~blank,
+                                                                 (moved[0], moved[1]), (plain[0], plain[1])))
+            evidence[win, j], evidence[j, win] = e, -e
+        worst = evidence.min(axis=1)
         if cfg.count_lead <= worst[win] < accept:
             counted = self._count_decides(q, close, evidence, win, accept, views, usable, hidden_cells)
             if counted:
@@ -963,6 +995,41 @@ class DeckMatcher:
                 v.kernel = self._kernels[k]
                 chosen = (errors[k], i, v)
         return None if chosen is None else (chosen[1], chosen[2])
+
+    def _unseen_blanks(self, close: Sequence[int], win: int, usable: np.ndarray,
+                       hidden: np.ndarray) -> list[tuple[int, np.ndarray]]:
+        """The candidates (index into ``close``) that print more blisters than the leader
+        ``close[win]``, each with the pixels (the slots the leader leaves blank, grown by
+        ``MatchConfig.slot_reach``) that may not count as blank between the two.
+
+        A card, a hand or the image's edge lying over the blister column looks like blank card,
+        and such cover is often not found as hidden (a plain dark card fits a plain dark card).
+        So the leader's blank slots count only when they are in view and no cell in or next to
+        them is hidden (hidden cells whose print follows a candidate in ``usable``, as under glare,
+        are in view), and at most ``MatchConfig.blank_hidden`` of the whole card is hidden.
+        """
+        cfg = self.config
+        mine = self.deck.labels[close[win]].blisters
+        if not self._slots or mine is None:
+            return []
+        covered = float(hidden.mean()) > cfg.blank_hidden
+        # Next to the slots, hidden cells whose print follows a candidate (glare) are in view.
+        seen = usable.reshape(GRID_H, LUMA_H // GRID_H, GRID_W, LUMA_W // GRID_W).all(axis=(1, 3)).ravel()
+        unseen = hidden & ~seen
+        grow = np.ones((cfg.slot_reach, cfg.slot_reach), np.uint8)
+        near_hidden = cv2.dilate(unseen.reshape(GRID_H, GRID_W).astype(np.uint8), np.ones((3, 3), np.uint8))
+        out = []
+        for j, c in enumerate(close):
+            theirs = self.deck.labels[c].blisters
+            if j == win or theirs is None or theirs <= mine:
+                continue
+            blank = np.zeros((LUMA_H, LUMA_W), bool)
+            for slot in self._slots[mine:theirs]:
+                blank |= cv2.dilate(slot.astype(np.uint8), grow).astype(bool)
+            if blank.any() and (covered or _pixels_to_cells(blank, near_hidden)
+                                or float(usable[blank].mean()) < 1.0):
+                out.append((j, blank))
+        return out
 
     def _count_decides(self, q: Descriptor, close: Sequence[int], evidence: np.ndarray, win: int, accept: float,
                        views: _Views, usable: np.ndarray, hidden: np.ndarray) -> str:
