@@ -44,7 +44,7 @@ None. Bad input raises :class:`HandInputError`; a frame without a row gives no h
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 import cv2
@@ -680,7 +680,7 @@ def _gladiola_from_strip(crop: np.ndarray, hidden: np.ndarray) -> CardReading | 
     if box_hidden.mean() > 0.2:
         return None  # the index box is not in view
     redness = a.lab[y0:y1, x0:x1, 1].astype(np.float32) - float(a.paper_lab[1])
-    ink = (box < 0.6 * float(a.paper_lab[0])) & (redness < 15)  # (a blossom is no print)
+    ink = (box < INK_DARK * float(a.paper_lab[0])) & (redness < 15)  # (a blossom is no print)
     if float(ink[~box_hidden].mean()) > NO_INDEX_INK:
         return None
     found = [(flipped, *_count_from_left_end(crop, hidden, CardKind.GLADIOLA, flipped)) for flipped in (False, True)]
@@ -735,6 +735,35 @@ def _index_masks(painted: np.ndarray) -> tuple[tuple[Blob, Blob], list[np.ndarra
     if glyphs is None:
         return None
     return glyphs, [(a.labels[g.y0:g.y1, g.x0:g.x1] == g.label).astype(np.uint8) for g in glyphs]
+
+
+def _ink_cut_beside(painted: np.ndarray, hidden: np.ndarray) -> bool:
+    """Whether ink runs into the next card's edge just right of a painted strip's first corner
+    digit (within :data:`CUT_BESIDE_PX` of the edge, on :data:`CUT_BESIDE_ROWS` of the digit's
+    rows or more): a second digit cut down to a sliver the reader does not take for a glyph."""
+    a = analyse(painted)
+    glyphs = [g for g in a.glyphs if g.y0 < 0.16 * READ_H and 0.11 * READ_H < g.h < 0.18 * READ_H
+              and g.x0 < 0.22 * READ_W]
+    if not glyphs:
+        return False
+    first = min(glyphs, key=lambda g: g.x0)
+    shut = np.nonzero(hidden[first.y0:first.y1].any(axis=0))[0]
+    if not len(shut):
+        return False
+    edge = int(shut[0])
+    lo = max(first.x1 + 1, edge - CUT_BESIDE_PX)
+    if lo >= edge:
+        return False  # no room between the digit and the edge: nothing to see
+    ink = a.lab[first.y0:first.y1, lo:edge, 0].astype(np.float32) < INK_DARK * float(a.paper_lab[0])
+    return float(ink.any(axis=1).mean()) >= CUT_BESIDE_ROWS
+
+
+CUT_BESIDE_PX = 6
+"""Crop columns left of the next card's edge looked at for a cut digit's sliver."""
+CUT_BESIDE_ROWS = 0.3
+"""Share of a digit's rows with ink in those columns that makes a sliver of a digit."""
+INK_DARK = 0.6
+"""Largest lightness (share of the paper's) of print ink."""
 
 
 def _second_digit_cut(hidden: np.ndarray, last: Blob) -> bool:
@@ -863,6 +892,10 @@ def _read_piece(crop: np.ndarray, hidden: np.ndarray | None, shown_mm: float, co
             reading = _index_by_blisters(crop, painted, hidden, config) or reading
         if reading.kind is not CardKind.UNKNOWN:
             break
+    if (reading.kind is CardKind.WALK and reading.value is not None and reading.value < 10 and not reading.flipped
+            and _ink_cut_beside(painted, hidden)):
+        # "3" with a sliver of ink at the next card's edge is a "3x" whose second digit is hidden
+        reading = replace(reading, value=None, field_confidences=replace(reading.field_confidences, value=0.0))
     reach = shown_mm - config.hidden_margin_mm - CARD_W_MM / 2
     mirror = None
     if reach >= config.mirror_margin_mm:

@@ -429,3 +429,19 @@ def test_a_covered_gladiolas_unsure_mirror_count_stands_when_the_row_start_agree
     monkeypatch.setattr(vision.hand, "count_blisters_in_row", lambda a, kind, flipped: (mirror, 0.0))
     crop, hidden = _covered_crop(CardKind.GLADIOLA, 5, 33.5)  # the row starts 5.8 mm in
     assert _read_piece(crop, hidden, 33.5, HandConfig()).blisters == expected
+
+
+@pytest.mark.parametrize(("text", "edge", "cut"), [("37", 80, True), ("37", 84, True), ("3", 80, False), ("3", 90, False),
+                                                   ("37", 72, False)])
+def test_a_sliver_of_a_second_digit_at_the_next_cards_edge_is_seen(text, edge, cut):
+    """A one-digit index with ink running into the next card's edge right of it may be two
+    digits (the reader drops the sliver); a lone digit, or an edge too close to see, is not."""
+    from vision.hand import _ink_cut_beside
+    from vision.read.reader import READ_H, READ_W
+
+    crop = np.full((READ_H, READ_W, 3), PAPER, np.uint8)
+    cv2.putText(crop, text, (28, 92), cv2.FONT_HERSHEY_SIMPLEX, 2.0, (90, 40, 30), 6)
+    hidden = np.zeros(crop.shape[:2], bool)
+    hidden[:, edge:] = True
+    crop[hidden] = PAPER  # painted over, as the strip's reader sees it
+    assert _ink_cut_beside(crop, hidden) is cut
