@@ -8,7 +8,10 @@ and the corners of cards in full view are refined on the full-resolution image a
 4; a pile's top card seen closer whose outline runs on over the card below, longer than a card,
 is cut back to the straight edge of its own across that outline; so is a partly hidden piece
 the closer look, below, did not resolve; a closer look that cut a card off is taken again,
-wider). A region that fills its quad
+wider; an outline of no single card's shape, too skewed or square, or a partly hidden piece
+bigger than a card, is a pile seen as one: the card-shaped quad inside it whose sides lie on
+image edges and on the network's outlines is taken as its top card, see :func:`_top_card`).
+A region that fills its quad
 poorly, or fills it without a card's shape (the seen strip of a card in a hand), is a partly
 hidden card: when it is cut short along one axis it is completed to the typical card size,
 under the card lying on it (in a hand, the direction spreads from the card on top down the row)
@@ -397,7 +400,10 @@ def _detect_segmented(
         if not (min_area <= quad_area <= max_area) or not _plausible_shape(quad, config):
             continue
         at_border = _touches_border(quad, mw, mh, 1.5)
-        if typical_area > 0 and (occluded or at_border):
+        # a partly hidden piece too big for one card, not at the border: a pile seen as one
+        pile = (config.refine and occluded and not at_border and not completed
+                and 1.6 * typical_area < quad_area <= PILE_AREA * typical_area)
+        if typical_area > 0 and (occluded or at_border) and not pile:
             # Pieces of cards (split by fingers, slivers of a fan) must have a card's size.
             low = config.min_piece_frac if at_border and not occluded else 0.6
             if not (low * typical_area <= quad_area <= 1.6 * typical_area):
@@ -407,17 +413,29 @@ def _detect_segmented(
         # Map pixel centres to frame pixel centres (the map is an area-resampled copy).
         full = (quad + 0.5) / factor - 0.5
         support = 1.0
-        if config.refine and not completed:
-            # a segmented quad is within about a map pixel of the card's edge: a narrower band
-            # keeps the search off printed lines inside the card
-            band = max(3.0, 0.8 / factor + 1.0)
+        # a segmented quad is within about a map pixel of the card's edge: a narrower band
+        # keeps the search off printed lines inside the card
+        band = max(3.0, 0.8 / factor + 1.0)
+        card_area = typical_area / factor**2 if typical_area > 0 else None
+        found_inside = False  # a card found inside an outline that is no card (see ``_top_card``)
+        if pile:
+            top = _top_card(gray_full, maps, full, card_area, band, config)
+            if top is None:
+                continue
+            (full, support), found_inside = top, True
+        elif config.refine and not completed:
             refined, support = _refine(gray_full, full, band, config)
             if refined is not None:
                 full, support = _mend_corner(gray_full, refined, support, band, config)
                 if piece.closer or occluded:  # a pile's top card seen with the card below, say
                     full, support = _mend_side(gray_full, full, support, band, config)
+                if not at_border and (_skew(full) > PILE_SKEW or abs(_card_aspect(full) - CARD_ASPECT) > PILE_ASPECT):
+                    # no single card's shape: maybe the top card of a pile outlined with the cards below
+                    top = _top_card(gray_full, maps, full, card_area, band, config)
+                    if top is not None and top[1] >= support:
+                        (full, support), found_inside = top, True
         conf = piece.score * (0.6 + 0.4 * min(1.0, support / max(config.min_edge_support, 1e-6)))
-        if occluded:
+        if occluded and not found_inside:
             conf *= 0.8
         if conf < config.min_confidence:
             continue
@@ -427,8 +445,10 @@ def _detect_segmented(
             or (full[:, 0] > width - 1 - margin).any()
             or (full[:, 1] > height - 1 - margin).any()
         )
-        det = Detection(Quad.card_order(full), round(float(conf), 4), visible=not (occluded or cut))
-        (guessed if occluded or completed else detections).append(det)
+        hidden_now = occluded and not found_inside
+        det = Detection(Quad.card_order(full), round(float(conf), 4), visible=not (hidden_now or cut))
+        # a card found inside an outline may be found again by another piece: it goes with the guesses
+        (guessed if occluded or completed or found_inside else detections).append(det)
     # A partly hidden or completed card that is nearly another card found (a print inside a
     # card seen as a piece of its own, two pieces of one card) is that card.
     for det in sorted(guessed, key=lambda d: -d.confidence):
@@ -1520,6 +1540,190 @@ def _mend_corner(
     if best_support >= support - MEND_LOSS and best_support - second >= MEND_CLEAR:
         return best, best_support
     return quad, support
+
+
+CARD_ASPECT = 59.0 / 91.0
+"""Short over long side of a card seen square on (59 x 91 mm)."""
+PILE_SKEW = 0.08
+"""A refined segmented quad further than this from a parallelogram (see :func:`_skew`; a card seen
+by a webcam above the table is within about 0.03) ..."""
+PILE_ASPECT = 0.06
+"""... or whose aspect is further than this from ``CARD_ASPECT`` has no single card's shape: it may
+be a pile's top card outlined together with parts of the cards below (a corner on one of them, or
+the whole pile). The card inside it is looked for (see :func:`_top_card`) and replaces it when it
+lies on at least as much edge. Cards found so have a card's aspect within this, and are nearly
+parallelograms too."""
+PILE_AREA = 3.0
+"""A partly hidden piece of more than the typical card's area, up to this many times it, is looked
+at for a pile's top card too (it used to be dropped as no card; it still is when none is found)."""
+TOP_LINES = 60
+"""The straight lines looked for inside an outline: at most this many, the strongest ..."""
+TOP_SHARE = 0.85
+"""... are combined into quads that must lie on an image edge along this share of every side ..."""
+TOP_OUTLINE = 0.2
+"""... and on the network's card outlines with at least this mean probability along the middle
+of every side (see :func:`_outline_evidence`): the network half sees a pile's top card's edges
+(0.23 and more on the film piles looked at), not a line printed across a card (0.12 to 0.17 on
+the rendered scenes looked at) ..."""
+TOP_MIN_SHARE = 0.55
+"""... that cover at least this share of the outline (a pile's top card covers 0.6 of the pile's
+box or more; a printed panel taken for a card inside a lone card about half of it) ..."""
+TOP_REFINED = 8
+"""... and of those the most on edges (see ``TOP_SKEW``), at most this many, are refined. The one
+with the most edge support (see ``TOP_SKEW``), at least ``TOP_SUPPORT``, is the card."""
+TOP_SUPPORT = 0.65
+TOP_SKEW = 2.0
+"""A quad taking in a side of a card below the top card lies on edges about as much as the top
+card's own, but is less of a parallelogram: quads are ranked by their share of sides on edges
+(once refined, their edge support) less this many times their skew (see :func:`_skew`)."""
+
+
+def _top_card(
+    gray: np.ndarray, maps: CardMaps, quad: np.ndarray, area: float | None, radius: float, config: DetectConfig,
+) -> tuple[np.ndarray, float] | None:
+    """The card inside an outline ``quad`` (frame pixels) of no single card's shape (a pile's top
+    card outlined together with the cards below it), and its edge support; None when there is none.
+
+    Quads are made of the straight lines in the outline's box (grown by a quarter of its width:
+    the outline may cut off a corner of the top card): those of a card's shape (see
+    ``PILE_ASPECT``) and size (``area`` in frame pixels, -40 to +20 %; without it at least half
+    the outline's) whose sides all lie on edges and on the network's outlines (see ``TOP_LINES``
+    to ``TOP_REFINED``). The top card's sides run on edges all along; a quad taking in sides of
+    the cards below it, hidden in part under the top card, does not; a line printed across a
+    card has no outline in the maps."""
+    height, width = gray.shape
+    lengths = np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)
+    short = min(lengths[0] + lengths[2], lengths[1] + lengths[3]) / 2
+    pad = max(6, round(0.25 * short))
+    x0, y0 = (np.floor(quad.min(axis=0)).astype(int) - pad).clip(0)
+    x1 = min(width, math.ceil(float(quad[:, 0].max())) + pad + 1)
+    y1 = min(height, math.ceil(float(quad[:, 1].max())) + pad + 1)
+    if x1 - x0 < 8 or y1 - y0 < 8:
+        return None
+    crop = gray[y0:y1, x0:x1]
+    outline_area = abs(_shoelace(quad))
+    low, high = (0.6 * area, 1.2 * area) if area else (0.5 * outline_area, 1.1 * outline_area)
+    quads, skews = _card_quads(_strong_lines(crop, int(0.4 * short), config), max(low, TOP_MIN_SHARE * outline_area), high)
+    if not len(quads):
+        return None
+    # on edges: the share of points along each side within a pixel of a strong step (8 grey levels
+    # a pixel, as in refinement)
+    gx = cv2.Sobel(crop, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(crop, cv2.CV_32F, 0, 1, ksize=3)
+    near = cv2.dilate(((gx * gx + gy * gy) >= 64.0**2).astype(np.uint8), np.ones((3, 3), np.uint8))
+    ts = np.linspace(0.1, 0.9, 32)
+    pts = quads[:, :, None, :] + ts[None, None, :, None] * (np.roll(quads, -1, axis=1) - quads)[:, :, None, :]
+    xs = np.clip(np.round(pts[..., 0]).astype(int), 0, crop.shape[1] - 1)
+    ys = np.clip(np.round(pts[..., 1]).astype(int), 0, crop.shape[0] - 1)
+    share = near[ys, xs].mean(axis=2)  # (n, 4)
+    # on the network's outlines, roughly: the highest probability within a map pixel at the
+    # middle points of each side (see :func:`_outline_evidence`)
+    offset = np.array([x0, y0], np.float64)
+    outline = cv2.dilate(maps.boundary, np.ones((3, 3), np.uint8))
+    middle = (pts[:, :, 4:-4] + offset + 0.5) * maps.factor - 0.5
+    mx = np.clip(np.round(middle[..., 0]).astype(int), 0, outline.shape[1] - 1)
+    my = np.clip(np.round(middle[..., 1]).astype(int), 0, outline.shape[0] - 1)
+    good = (share.min(axis=1) >= TOP_SHARE) & (outline[my, mx].mean(axis=2).min(axis=1) >= TOP_OUTLINE)
+    rank = share.mean(axis=1) - TOP_SKEW * skews  # the most on edges and nearest a parallelogram first
+    chosen: list[np.ndarray] = []  # none within 2 pixels of one taken
+    for cand in quads[good][np.argsort(-rank[good], kind="stable")]:
+        if all(np.abs(cand - other).max() >= 2.0 for other in chosen):
+            chosen.append(cand)
+            if len(chosen) >= TOP_REFINED:
+                break
+    best: tuple[float, np.ndarray, float] | None = None
+    for cand in chosen:
+        # the lines are within a pixel or two of the edges: a narrow band keeps off the cards' below
+        refined, support = _refine_once(gray, cand + offset, min(radius, 2.0), config)
+        if (refined is None or support < TOP_SUPPORT or not _plausible_shape(refined, config)
+                or _skew(refined) > PILE_SKEW or abs(_card_aspect(refined) - CARD_ASPECT) > PILE_ASPECT):
+            continue
+        score = support - TOP_SKEW * _skew(refined)
+        if (best is None or score > best[0]) and min(_outline_evidence(maps, refined)) >= TOP_OUTLINE:
+            best = (score, refined, support)
+    return (best[1], best[2]) if best is not None else None
+
+
+def _strong_lines(crop: np.ndarray, votes: int, config: DetectConfig) -> np.ndarray:
+    """The straight lines (rows ``(rho, theta)``, crop pixels) with at least ``votes`` edge pixels
+    (Canny) on them, strongest first, at most ``TOP_LINES``; of lines within 2 pixels and 2
+    degrees of each other only the strongest."""
+    found = cv2.HoughLines(cv2.Canny(crop, config.canny_low, config.canny_high), 1, np.pi / 360, max(8, votes))
+    lines: list[tuple[float, float]] = []
+    for rho, theta in found[:, 0, :] if found is not None else ():
+        if all(abs(rho - r) > 2 or _angle_apart(theta, t) > math.radians(2) for r, t in lines):
+            lines.append((float(rho), float(theta)))
+            if len(lines) >= TOP_LINES:
+                break
+    return np.array(lines, np.float64).reshape(-1, 2)
+
+
+def _card_quads(lines: np.ndarray, low: float, high: float) -> tuple[np.ndarray, np.ndarray]:
+    """The quads (n, 4, 2; clockwise) made of two pairs of near-parallel ``lines`` (rows ``(rho,
+    theta)``) crossing at 60 degrees or more that have a card's shape (see ``PILE_ASPECT``) and
+    an area between ``low`` and ``high``, and their skews (see :func:`_skew`)."""
+    rho, theta = lines.T
+    i, j = np.triu_indices(len(lines), 1)
+    flipped = np.abs(theta[i] - theta[j]) >= math.pi / 2  # directions near 0 and near pi: rho changes sign
+    apart = np.where(flipped, np.abs(rho[i] + rho[j]), np.abs(rho[i] - rho[j]))
+    turn = np.abs(theta[i] - theta[j]) % math.pi
+    parallel = np.minimum(turn, math.pi - turn) < math.radians(6)
+    # pairs about a card's width apart (its long sides), and about its length (its short sides)
+    least, most = CARD_ASPECT - PILE_ASPECT, CARD_ASPECT + PILE_ASPECT
+    spans = ((0.85 * math.sqrt(low * least), 1.15 * math.sqrt(high * most)),
+             (0.85 * math.sqrt(low / most), 1.15 * math.sqrt(high / least)))
+    longs, shorts = (np.stack([i, j], axis=1)[parallel & (apart >= lo) & (apart <= hi)] for lo, hi in spans)
+    if not len(longs) or not len(shorts):
+        return np.zeros((0, 4, 2)), np.zeros(0)
+    pick = np.stack(np.meshgrid(np.arange(len(longs)), np.arange(len(shorts)), indexing="ij"), axis=-1).reshape(-1, 2)
+    a, b = longs[pick[:, 0]].T  # the two long sides of each quad
+    c, e = shorts[pick[:, 1]].T  # its two short sides
+    crossing = np.abs(np.sin(theta[a] - theta[c])) > math.sin(math.radians(60))
+    a, b, c, e = a[crossing], b[crossing], c[crossing], e[crossing]
+
+    def meet(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+        """Where lines p and q cross, per quad."""
+        det = np.sin(theta[q] - theta[p])
+        return np.stack([(rho[p] * np.sin(theta[q]) - rho[q] * np.sin(theta[p])) / det,
+                         (rho[q] * np.cos(theta[p]) - rho[p] * np.cos(theta[q])) / det], axis=1)
+
+    quads = np.stack([meet(a, c), meet(c, b), meet(b, e), meet(e, a)], axis=1)
+    x, y = quads[..., 0], quads[..., 1]
+    signed = 0.5 * ((x * np.roll(y, -1, axis=1)).sum(axis=1) - (np.roll(x, -1, axis=1) * y).sum(axis=1))
+    quads[signed < 0] = quads[signed < 0][:, ::-1]
+    sizes = np.abs(signed)
+    sides = np.linalg.norm(np.roll(quads, -1, axis=1) - quads, axis=2)
+    pairs = np.stack([sides[:, 0] + sides[:, 2], sides[:, 1] + sides[:, 3]], axis=1)
+    aspects = pairs.min(axis=1) / np.maximum(pairs.max(axis=1), 1e-9)
+    off = np.linalg.norm(quads[:, 0] + quads[:, 2] - quads[:, 1] - quads[:, 3], axis=1)
+    skews = off / np.sqrt(np.maximum(sizes, 1e-9))  # as :func:`_skew`
+    keep = (np.abs(aspects - CARD_ASPECT) <= PILE_ASPECT) & (skews <= PILE_SKEW) & (sizes >= low) & (sizes <= high)
+    return quads[keep], skews[keep]
+
+
+def _outline_evidence(maps: CardMaps, quad: np.ndarray, samples: int = 24) -> list[float]:
+    """Per side of ``quad`` (frame pixels), the mean over points along its middle part (away from
+    the outlines of the cards it may run into) of the highest card-outline probability in
+    ``maps`` within 1.5 map pixels across it."""
+    corners = (quad + 0.5) * maps.factor - 0.5
+    ts = np.linspace(0.2, 0.8, samples)
+    across = np.arange(-1.5, 1.51, 0.5)
+    out = []
+    for k in range(4):
+        a, b = corners[k], corners[(k + 1) % 4]
+        along = (b - a) / max(float(np.linalg.norm(b - a)), 1e-9)
+        normal = np.array([along[1], -along[0]])
+        pts = a + ts[:, None, None] * (b - a) + across[None, :, None] * normal
+        probs = cv2.remap(maps.boundary, pts[..., 0].astype(np.float32), pts[..., 1].astype(np.float32),
+                          cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        out.append(float(probs.max(axis=1).mean()))
+    return out
+
+
+def _angle_apart(a: float, b: float) -> float:
+    """How far apart two line directions (radians, modulo pi) are."""
+    d = abs(a - b) % math.pi
+    return min(d, math.pi - d)
 
 
 SIDE_MAX_ASPECT = 0.6

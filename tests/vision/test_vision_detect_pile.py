@@ -1,0 +1,137 @@
+"""The top card of a pile outlined together with the cards below it (vision.detect, segmenter path).
+
+The network may see a pile as one region. Its outline then has no single card's shape (too
+square, skewed, or a corner on the card below); the card inside it whose four sides run on
+image edges and on the network's card outlines is the pile's top card.
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.detect import (CARD_ASPECT, DetectConfig, _card_aspect, _detect_segmented, _outline_evidence,
+                           _top_card)
+from vision.segment import CardMaps
+
+FACTOR = 0.375  # map pixels per frame pixel, as for a 1280 x 720 frame
+
+
+def _card_at(cx: float, cy: float, angle: float = 0.0, w: float = 90.0, h: float = 139.0) -> np.ndarray:
+    """Corners (clockwise from top-left) of a ``w`` x ``h`` card centred at (cx, cy), turned
+    ``angle`` degrees."""
+    a = math.radians(angle)
+    across, down = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
+    return np.array([[cx, cy] + sx * across * w / 2 + sy * down * h / 2 for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1))])
+
+
+def _frame(cards: list[np.ndarray], frames: tuple[int, ...] = ()) -> np.ndarray:
+    """A 720 x 1280 gray frame: ``cards`` drawn in order (light face, dark border), the last one
+    with a printed frame line this many pixels inside each of ``frames``; lightly blurred."""
+    image = np.full((720, 1280), 80, np.uint8)
+    for card in cards:
+        cv2.fillConvexPoly(image, card.round().astype(np.int32), 230)
+        cv2.polylines(image, [card.round().astype(np.int32)], True, 150, 2)
+    centre = cards[-1].mean(axis=0)
+    for inset in frames:
+        inner = centre + (cards[-1] - centre) * (1 - 2 * inset / 139.0)
+        cv2.polylines(image, [inner.round().astype(np.int32)], True, 120, 1)
+    return cv2.GaussianBlur(image, (3, 3), 0)
+
+
+def _maps(seen: list[np.ndarray], outlines: list[np.ndarray]) -> CardMaps:
+    """Network maps at ``FACTOR``: the ``seen`` polygons card interior, the ``outlines`` half seen
+    as card outline (too weakly to split the interior, as the network sees a pile's top card)."""
+    shape = (round(720 * FACTOR), round(1280 * FACTOR))
+    interior = np.zeros(shape, np.float32)
+    boundary = np.zeros(shape, np.float32)
+    for poly in seen:
+        cv2.fillConvexPoly(interior, ((poly + 0.5) * FACTOR - 0.5).round().astype(np.int32), 0.95)
+    for poly in outlines:
+        cv2.polylines(boundary, [((poly + 0.5) * FACTOR - 0.5).round().astype(np.int32)], True, 0.35, 1)
+    interior[boundary > 0] = 0.6
+    return CardMaps(interior, boundary, FACTOR)
+
+
+def _corner_error(truth: np.ndarray, found: np.ndarray) -> float:
+    return min(float(np.linalg.norm(np.roll(found, k, axis=0) - truth, axis=1).max()) for k in range(4))
+
+
+def _hull(*cards: np.ndarray) -> np.ndarray:
+    return cv2.convexHull(np.vstack(cards).astype(np.float32))[:, 0, :].astype(np.float64)
+
+
+@pytest.mark.parametrize(("angle", "shift"), [(25.0, (6.0, 4.0)), (-8.0, (-12.0, 9.0))])
+def test_the_top_card_is_found_inside_an_outline_taking_in_the_card_below(angle: float, shift: tuple) -> None:
+    below = _card_at(640, 360)
+    top = _card_at(640 + shift[0], 360 + shift[1], angle)
+    image = _frame([below, top])
+    pile = cv2.boxPoints(cv2.minAreaRect(_hull(below, top).astype(np.float32))).astype(np.float64)
+    found = _top_card(image, _maps([pile], [top]), pile, None, 3.0, DetectConfig())
+    assert found is not None
+    quad, support = found
+    assert _corner_error(top, quad) < 4.0
+    assert support >= 0.8
+
+
+def test_without_the_networks_outline_along_it_no_card_is_taken() -> None:
+    # The same pile, but the network marks only the pile's outer outline: the top card's sides
+    # over the card below have no outline evidence, so the search gives nothing.
+    below = _card_at(640, 360)
+    top = _card_at(646, 364, 25.0)
+    pile = cv2.boxPoints(cv2.minAreaRect(_hull(below, top).astype(np.float32))).astype(np.float64)
+    image = _frame([below, top])
+    assert _top_card(image, _maps([pile], [pile]), pile, None, 3.0, DetectConfig()) is None
+    assert min(_outline_evidence(_maps([pile], [top]), top)) > min(_outline_evidence(_maps([pile], [pile]), top)) + 0.2
+
+
+def test_a_frame_printed_inside_a_card_is_not_taken_for_the_card() -> None:
+    # A lone card with a printed frame line 9 px inside its edge, and an outline a little too
+    # big for it (running on 20 px over the table at its foot): of the two card-shaped quads on
+    # edges inside, the one the network outlines is the card.
+    card = _card_at(640, 360, 10.0)
+    image = _frame([card], frames=(9,))
+    outline = card.copy()
+    outline[2:] += 20.0 * (card[3] - card[0]) / np.linalg.norm(card[3] - card[0])
+    assert abs(_card_aspect(outline) - CARD_ASPECT) > 0.06
+    found = _top_card(image, _maps([card], [card]), outline, None, 3.0, DetectConfig())
+    assert found is not None
+    assert _corner_error(card, found[0]) < 4.0
+
+
+class _MapsOf:
+    """A stand-in for the segmentation network returning fixed maps for the whole frame."""
+
+    def __init__(self, maps: CardMaps) -> None:
+        self._maps = maps
+
+    def maps(self, frame: np.ndarray) -> CardMaps:
+        return self._maps
+
+    def maps_of_canvas(self, canvas: np.ndarray, used: tuple[int, int]) -> CardMaps:
+        h, w = used
+        interior = cv2.resize(self._maps.interior, (w, h), interpolation=cv2.INTER_NEAREST)
+        boundary = cv2.resize(self._maps.boundary, (w, h), interpolation=cv2.INTER_NEAREST)
+        return CardMaps(interior, boundary, 1.0)
+
+
+def test_a_pile_seen_as_one_region_is_reported_as_its_top_card() -> None:
+    # The network sees the whole pile (the top card turned 25 degrees on the card below) as one
+    # card region: the detection is the top card, in full view; without the outline evidence the
+    # pile's outline stands as before.
+    below = _card_at(640, 360)
+    top = _card_at(646, 364, 25.0)
+    image = cv2.cvtColor(_frame([below, top]), cv2.COLOR_GRAY2BGR)
+    hull = _hull(below, top)
+    maps = _maps([hull], [top])
+    config = DetectConfig(seg_zoom=1.0)  # no closer look (the stand-in has no maps for parts of the frame)
+    found = _detect_segmented(image, _MapsOf(maps), config, maps)  # type: ignore[arg-type]
+    assert len(found) == 1
+    assert _corner_error(top, found[0].quad.as_array()) < 4.0
+    assert found[0].visible
+    blind = _maps([hull], [hull])
+    kept = _detect_segmented(image, _MapsOf(blind), config, blind)  # type: ignore[arg-type]
+    assert len(kept) == 1 and _corner_error(top, kept[0].quad.as_array()) > 10.0
