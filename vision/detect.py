@@ -432,7 +432,7 @@ def _detect_segmented(
                 if not at_border and (_skew(full) > PILE_SKEW or abs(_card_aspect(full) - CARD_ASPECT) > PILE_ASPECT):
                     # no single card's shape: maybe the top card of a pile outlined with the cards below
                     top = _top_card(gray_full, maps, full, card_area, band, config)
-                    if top is not None and top[1] >= support:
+                    if top is not None and top[1] >= max(support, TOP_REPLACE):
                         (full, support), found_inside = top, True
         conf = piece.score * (0.6 + 0.4 * min(1.0, support / max(config.min_edge_support, 1e-6)))
         if occluded and not found_inside:
@@ -1572,6 +1572,10 @@ TOP_REFINED = 8
 """... and of those the most on edges (see ``TOP_SKEW``), at most this many, are refined. The one
 with the most edge support (see ``TOP_SKEW``), at least ``TOP_SUPPORT``, is the card."""
 TOP_SUPPORT = 0.65
+TOP_REPLACE = 0.77
+"""Least edge support of a card found inside a refined outline of no single card's shape for it to
+replace the outline (on the films a pile's top card gets 0.78 or more; a quad of a card's inner
+frame line and a side of the card below it, 0.68-0.76)."""
 TOP_SKEW = 2.0
 """A quad taking in a side of a card below the top card lies on edges about as much as the top
 card's own, but is less of a parallelogram: quads are ranked by their share of sides on edges
