@@ -758,6 +758,19 @@ def _ink_cut_beside(painted: np.ndarray, hidden: np.ndarray) -> bool:
     return float(ink.any(axis=1).mean()) >= CUT_BESIDE_ROWS
 
 
+def _one_is_a_sliver(painted: np.ndarray, hidden: np.ndarray) -> bool:
+    """Whether a two-digit index's last digit runs into the next card's edge and is narrower
+    than a whole 1 of the cards' fonts (:data:`WHOLE_ONE_WIDTH` of its height)."""
+    index = _two_digit_index(analyse(painted).glyphs)
+    if index is None:
+        return False
+    last = index[1]
+    return bool(_second_digit_cut(hidden, last)) and last.w < WHOLE_ONE_WIDTH * last.h
+
+
+WHOLE_ONE_WIDTH = 0.6
+"""Narrowest width (share of its height) of a whole 1 read on a strip at the cards' print sizes
+(0.69-0.8 where it runs into the next card's edge; narrower ones there are slivers)."""
 CUT_BESIDE_PX = 6
 """Crop columns left of the next card's edge looked at for a cut digit's sliver."""
 CUT_BESIDE_ROWS = 0.3
@@ -895,6 +908,10 @@ def _read_piece(crop: np.ndarray, hidden: np.ndarray | None, shown_mm: float, co
     if (reading.kind is CardKind.WALK and reading.value is not None and reading.value < 10 and not reading.flipped
             and _ink_cut_beside(painted, hidden)):
         # "3" with a sliver of ink at the next card's edge is a "3x" whose second digit is hidden
+        reading = replace(reading, value=None, field_confidences=replace(reading.field_confidences, value=0.0))
+    if (reading.kind is CardKind.WALK and reading.value is not None and reading.value % 10 == 1
+            and reading.value >= 10 and not reading.flipped and _one_is_a_sliver(painted, hidden)):
+        # the left sliver of a cut 0, 3 or 8 reads as a 1
         reading = replace(reading, value=None, field_confidences=replace(reading.field_confidences, value=0.0))
     reach = shown_mm - config.hidden_margin_mm - CARD_W_MM / 2
     mirror = None

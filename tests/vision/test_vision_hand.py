@@ -445,3 +445,18 @@ def test_a_sliver_of_a_second_digit_at_the_next_cards_edge_is_seen(text, edge, c
     hidden[:, edge:] = True
     crop[hidden] = PAPER  # painted over, as the strip's reader sees it
     assert _ink_cut_beside(crop, hidden) is cut
+
+
+@pytest.mark.parametrize(("text", "edge", "sliver"), [("40", 86, True), ("41", 108, False), ("41", 160, False)])
+def test_a_last_digit_cut_to_a_sliver_is_no_one(text, edge, sliver):
+    """The left sliver of a 0 cut by the next card's edge looks like a 1; a whole 1, right at
+    the edge (108: one column past its ink) or clear of it, is one."""
+    from vision.hand import _one_is_a_sliver
+    from vision.read.reader import READ_H, READ_W
+
+    crop = np.full((READ_H, READ_W, 3), PAPER, np.uint8)
+    cv2.putText(crop, text, (28, 100), cv2.FONT_HERSHEY_SIMPLEX, 2.2, (90, 40, 30), 5)
+    hidden = np.zeros(crop.shape[:2], bool)
+    hidden[:, edge:] = True
+    crop[hidden] = PAPER
+    assert _one_is_a_sliver(crop, hidden) is sliver
