@@ -713,11 +713,16 @@ def _cut_bank() -> GlyphBank:
     return GlyphBank(*template_rows(masks()))
 
 
+def _index_glyphs(found: list[Blob]) -> list[Blob]:
+    """Of a crop's glyphs ``found``, those of a corner digit's size at the top (left first)."""
+    return sorted((g for g in found if g.y0 < 0.16 * READ_H and 0.11 * READ_H < g.h < 0.18 * READ_H),
+                  key=lambda g: g.x0)
+
+
 def _two_digit_index(found: list[Blob]) -> tuple[Blob, Blob] | None:
     """Of a crop's glyphs ``found``, the two of a corner index of two digits in its top-left
     corner (left first), or None when there is no such index."""
-    glyphs = sorted((g for g in found if g.y0 < 0.16 * READ_H and 0.11 * READ_H < g.h < 0.18 * READ_H),
-                    key=lambda g: g.x0)
+    glyphs = _index_glyphs(found)
     if len(glyphs) != 2:
         return None
     first, last = glyphs
@@ -742,11 +747,10 @@ def _ink_cut_beside(painted: np.ndarray, hidden: np.ndarray) -> bool:
     digit (within :data:`CUT_BESIDE_PX` of the edge, on :data:`CUT_BESIDE_ROWS` of the digit's
     rows or more): a second digit cut down to a sliver the reader does not take for a glyph."""
     a = analyse(painted)
-    glyphs = [g for g in a.glyphs if g.y0 < 0.16 * READ_H and 0.11 * READ_H < g.h < 0.18 * READ_H
-              and g.x0 < 0.22 * READ_W]
+    glyphs = [g for g in _index_glyphs(a.glyphs) if g.x0 < 0.22 * READ_W]
     if not glyphs:
         return False
-    first = min(glyphs, key=lambda g: g.x0)
+    first = glyphs[0]
     shut = np.nonzero(hidden[first.y0:first.y1].any(axis=0))[0]
     if not len(shut):
         return False
@@ -905,13 +909,11 @@ def _read_piece(crop: np.ndarray, hidden: np.ndarray | None, shown_mm: float, co
             reading = _index_by_blisters(crop, painted, hidden, config) or reading
         if reading.kind is not CardKind.UNKNOWN:
             break
-    if (reading.kind is CardKind.WALK and reading.value is not None and reading.value < 10 and not reading.flipped
-            and _ink_cut_beside(painted, hidden)):
-        # "3" with a sliver of ink at the next card's edge is a "3x" whose second digit is hidden
-        reading = replace(reading, value=None, field_confidences=replace(reading.field_confidences, value=0.0))
-    if (reading.kind is CardKind.WALK and reading.value is not None and reading.value % 10 == 1
-            and reading.value >= 10 and not reading.flipped and _one_is_a_sliver(painted, hidden)):
-        # the left sliver of a cut 0, 3 or 8 reads as a 1
+    if reading.kind is CardKind.WALK and reading.value is not None and not reading.flipped and (
+            # "3" with a sliver of ink at the next card's edge is a "3x" whose second digit is hidden
+            (reading.value < 10 and _ink_cut_beside(painted, hidden))
+            # the left sliver of a cut 0, 3 or 8 reads as a 1
+            or (reading.value >= 10 and reading.value % 10 == 1 and _one_is_a_sliver(painted, hidden))):
         reading = replace(reading, value=None, field_confidences=replace(reading.field_confidences, value=0.0))
     reach = shown_mm - config.hidden_margin_mm - CARD_W_MM / 2
     mirror = None
