@@ -150,6 +150,7 @@ from calibration.features import (
     nudges,
     outlier_cells,
     quarter_turn,
+    quarter_turn_mask,
     rotate_180,
     warp_luma,
 )
@@ -548,7 +549,8 @@ class MatchConfig:
     (``pair_accept_clean`` when at most ``hidden_clean`` of the cells are outliers);
     ``pair_pixels``: fraction of template pixels (largest differences) that must be mostly
     visible for that comparison to count;
-    ``max_hidden``: largest fraction of outlier cells (hidden or glared) for an answer; above
+    ``max_hidden``: largest fraction of outlier cells (hidden or glared) for an answer, not
+    counting cells outside the image (known, not guessed, and ``min_print`` still applies); above
     ``hidden_strict`` of them, the comparison of close looks needs ``pair_accept_hidden``;
     ``always_check``: unless the nearest other look is this many times farther than the best
     card, the two are also compared where they differ; ``max_rivals``: most other looks laid
@@ -679,6 +681,11 @@ def _pixels_to_cells(pixels: np.ndarray, cells: np.ndarray) -> bool:
     return bool((grid & cells.astype(bool)).any())
 
 
+def _covered(q: Descriptor, hidden: np.ndarray) -> float:
+    """The share of all grid cells ``hidden`` (boolean, grid order) that lie inside the image."""
+    return float((hidden if q.outside is None else hidden & ~q.outside).mean())
+
+
 def _pixels(cells: np.ndarray) -> np.ndarray:
     """A boolean (GRID_H * GRID_W,) cell mask as a (LUMA_H, LUMA_W) pixel mask."""
     return np.kron(cells.reshape(GRID_H, GRID_W), np.ones((LUMA_H // GRID_H, LUMA_W // GRID_W), dtype=bool))
@@ -793,16 +800,32 @@ class DeckMatcher:
         out, the shifts."""
         cells = self._bank.cell_distances(q, unshifted)
         n, v, c = cells.shape
-        out = outlier_cells(cells.reshape(n * v, c), self.config.keep, self.outlier)
+        out = self._outliers(q, cells.reshape(n * v, c))
         dist = masked_mean(cells.reshape(n * v, c), out).reshape(n, v)
         shifts = dist.argmin(axis=1)
         return dist[np.arange(n), shifts], out, shifts
 
-    def match(self, crop: np.ndarray) -> Match | None:
-        """Recognise an upright-or-upside-down rectified card crop; None when unsure or unknown."""
-        return self.explain(crop)[0]
+    def _outliers(self, q: Descriptor, cells: np.ndarray) -> np.ndarray:
+        """:func:`calibration.features.outlier_cells` of per-cell errors (rows: templates), with the
+        query's cells outside the image set aside first (they count as hidden, and the share of
+        cells dropped as outliers applies to the rest)."""
+        if q.outside is None:
+            return outlier_cells(cells, self.config.keep, self.outlier)
+        out = q.outside.copy()
+        inside = ~out
+        if inside.any():
+            out[inside] = outlier_cells(cells[:, inside], self.config.keep, self.outlier)
+        return out
 
-    def explain(self, crop: np.ndarray) -> tuple[Match | None, str]:
+    def match(self, crop: np.ndarray, outside: np.ndarray | None = None) -> Match | None:
+        """Recognise an upright-or-upside-down rectified card crop; None when unsure or unknown.
+
+        ``outside``: the crop's pixels (boolean, its height x width) cut from beyond the image's
+        edge (:func:`vision.rectify.outside_mask`); they count as hidden, never as blank card.
+        """
+        return self.explain(crop, outside)[0]
+
+    def explain(self, crop: np.ndarray, outside: np.ndarray | None = None) -> tuple[Match | None, str]:
         """Like :meth:`match`, with a short reason for the outcome (which test refused an answer).
 
         A crop cut from a quad whose long side was misjudged (strong perspective) shows the card
@@ -810,9 +833,9 @@ class DeckMatcher:
         (:func:`calibration.features.quarter_turn`) fits the deck clearly better
         (``MatchConfig.turn_ratio``), that crop is matched instead; the answer says ``turned``.
         """
-        q0 = describe(crop)
+        q0 = describe(crop, outside)
         found = self._found(q0)
-        qt = describe(quarter_turn(crop))
+        qt = describe(quarter_turn(crop), None if outside is None else quarter_turn_mask(outside))
         d_here = min(float(d.min()) for d, _, _ in found)
         # A first look at the turned crop, without shifts (quicker, and a little farther).
         first = min(float(self._dist(q, unshifted=True)[0].min()) for q in (qt, rotate_180(qt)))
@@ -843,8 +866,9 @@ class DeckMatcher:
         hidden = float(found[int(orient[best])][1].mean())
         if d_best > self.reject:
             return None, f"far: best {self.deck.labels[best].identity} at {d_best:.3f} > {self.reject:.3f}"
-        if hidden > cfg.max_hidden:
-            return None, f"hidden: {hidden:.2f} of the cells > {cfg.max_hidden}"
+        covered = _covered(queries[int(orient[best])], found[int(orient[best])][1])
+        if covered > cfg.max_hidden:
+            return None, f"hidden: {covered:.2f} of the cells > {cfg.max_hidden}"
         o = int(orient[best])
         q, shifts, sharp = queries[o], found[o][2], found[o][1]
         views = _Views(self, q, shifts, _pixels(~sharp))
@@ -857,8 +881,9 @@ class DeckMatcher:
                 o = int(orient[best])
                 q, shifts, sharp = queries[o], found[o][2], found[o][1]
                 hidden = float(sharp.mean())
-                if hidden > cfg.max_hidden:
-                    return None, f"hidden: {hidden:.2f} of the cells > {cfg.max_hidden}"
+                covered = _covered(q, sharp)
+                if covered > cfg.max_hidden:
+                    return None, f"hidden: {covered:.2f} of the cells > {cfg.max_hidden}"
         kernel = self._query_blur(q, views.view(best), views.usable)
         if kernel is not views.kernel:
             views = _Views(self, q, shifts, views.usable, kernel)
@@ -1172,7 +1197,7 @@ class DeckMatcher:
         if views.kernel is None:
             return sharp
         seen = np.stack([views.blurred(c) for c in cards])
-        return outlier_cells(luma_cell_errors(q.luma, seen, ~views.margin), self.config.keep, self.outlier)
+        return self._outliers(q, luma_cell_errors(q.luma, seen, ~views.margin))
 
     def _followed(self, q: Descriptor, cards: Sequence[int], views: _Views) -> np.ndarray:
         """Cells (boolean, grid order) whose print follows one of ``cards`` laid over the query and
@@ -1184,7 +1209,8 @@ class DeckMatcher:
         seen = [views.blurred(c) for c in cards]
         corr = np.stack([luma_cell_correlations(q.luma, t) for t in seen])
         ink = luma_cell_errors(np.zeros_like(q.luma), np.stack(seen)) >= self.config.follow_print
-        return ((corr >= self.config.print_follows) & ink).any(axis=0)
+        followed = ((corr >= self.config.print_follows) & ink).any(axis=0)
+        return followed if q.outside is None else followed & ~q.outside
 
     def _refuse_unexplained(self, q: Descriptor, cards: Sequence[int], hidden: np.ndarray, views: _Views,
                             turned: _Views | None = None) -> str:
@@ -1202,6 +1228,8 @@ class DeckMatcher:
         """
         errors = luma_cell_errors(q.luma, np.stack([views.blurred(c) for c in cards])).min(axis=0)
         strong = hidden & (errors > self.config.unexplained)
+        if q.outside is not None:
+            strong &= ~q.outside  # the image's edge repeated: no print of any card
         looks = {int(self._look[c]) for c in cards}
         others = [i for i in range(len(self.deck.labels)) if int(self._look[i]) not in looks]
         if not strong.any() or not others:

@@ -25,7 +25,8 @@ defocus disks and motion streaks, and :func:`blur_luma` shows a template through
 that moves no corner more than ``ALIGN_REACH``), for crops cut from slightly wrong quads;
 :func:`nudges` and :func:`best_nudge` move it a little further where two candidates differ, and
 :func:`blur_margin` marks the pixels that a blur fills from outside the descriptor.
-:func:`quarter_turn` turns back a crop that was cut with the card lying on its side, and
+:func:`quarter_turn` turns back a crop that was cut with the card lying on its side,
+:func:`outside_cells` marks the cells of a crop that ran out of the image, and
 :func:`blister_slots` finds where a deck prints its blisters from the enrolled labels.
 """
 
@@ -58,10 +59,15 @@ CHROMA_SCALE = 8.0
 
 @dataclass(frozen=True, eq=False)
 class Descriptor:
-    """The appearance of one card in one orientation: ``luma`` (H x W) and ``chroma`` (H x W x 2)."""
+    """The appearance of one card in one orientation: ``luma`` (H x W) and ``chroma`` (H x W x 2).
+
+    ``outside``: grid cells (boolean, grid order) known to show no card at all, as the crop was cut
+    from a quad running out of the image there (:func:`outside_cells`); None when all is in frame.
+    """
 
     luma: np.ndarray
     chroma: np.ndarray
+    outside: np.ndarray | None = None
 
 
 def check_crop(crop: object) -> np.ndarray:
@@ -93,9 +99,32 @@ def grey_world(bgr: np.ndarray) -> np.ndarray:
     return np.clip(img * gains + 0.5, 0, 255).astype(np.uint8)
 
 
-def describe(crop: np.ndarray) -> Descriptor:
-    """The descriptor of an upright card crop (BGR or gray uint8, portrait)."""
+OUTSIDE_SHARE = 0.2
+"""Smallest share of a grid cell lying outside the image for the whole cell to count as outside."""
+
+
+def outside_cells(outside: np.ndarray, crop_shape: tuple[int, ...], share: float = OUTSIDE_SHARE) -> np.ndarray:
+    """The grid cells (boolean, grid order) of a crop of ``crop_shape`` of which at least ``share``
+    lies outside the image, given the crop's pixel mask ``outside`` (True: outside).
+
+    The crop repeats the image's edge there (or is black), which looks like plain card; a
+    descriptor sets those cells aside like hidden ones. The border cut off by :func:`describe`
+    is cut off the mask as well.
+    """
+    h, w = int(crop_shape[0]), int(crop_shape[1])
+    if not isinstance(outside, np.ndarray) or outside.shape != (h, w):
+        raise CalibrationError(f"expected an outside mask of the crop's size {h}x{w}, "
+                               f"got {getattr(outside, 'shape', type(outside).__name__)}")
+    dy, dx = int(round(h * BORDER)), int(round(w * BORDER))
+    inner = outside[dy:h - dy, dx:w - dx].astype(np.float32)
+    return (cv2.resize(inner, (GRID_W, GRID_H), interpolation=cv2.INTER_AREA) >= share).ravel()
+
+
+def describe(crop: np.ndarray, outside: np.ndarray | None = None) -> Descriptor:
+    """The descriptor of an upright card crop (BGR or gray uint8, portrait); ``outside``: the crop's
+    pixels that lie outside the image (boolean, the crop's height x width), see :func:`outside_cells`."""
     bgr = check_crop(crop)
+    cells = None if outside is None else outside_cells(outside, bgr.shape)
     h, w = bgr.shape[:2]
     dy, dx = int(round(h * BORDER)), int(round(w * BORDER))
     inner = bgr[dy:h - dy, dx:w - dx]
@@ -110,7 +139,7 @@ def describe(crop: np.ndarray) -> Descriptor:
     ab = cv2.resize(lab[:, :, 1:3], (CHROMA_W, CHROMA_H), interpolation=cv2.INTER_AREA)
     ab -= np.median(ab.reshape(-1, 2), axis=0)
     ab /= CHROMA_SCALE
-    return Descriptor(high.astype(np.float32), ab.astype(np.float32))
+    return Descriptor(high.astype(np.float32), ab.astype(np.float32), cells if cells is not None and cells.any() else None)
 
 
 def _kernel(draw: Callable[[np.ndarray, float], object], reach: float) -> np.ndarray:
@@ -220,9 +249,18 @@ def quarter_turn(crop: np.ndarray) -> np.ndarray:
     return cv2.resize(cv2.rotate(img, cv2.ROTATE_90_CLOCKWISE), (w, h), interpolation=cv2.INTER_AREA)
 
 
+def quarter_turn_mask(mask: np.ndarray) -> np.ndarray:
+    """A boolean pixel mask of a crop turned like :func:`quarter_turn` turns the crop."""
+    h, w = mask.shape[:2]
+    turned = cv2.resize(cv2.rotate(mask.astype(np.float32), cv2.ROTATE_90_CLOCKWISE), (w, h),
+                        interpolation=cv2.INTER_AREA)
+    return turned >= 0.5
+
+
 def rotate_180(d: Descriptor) -> Descriptor:
     """The descriptor of the same crop turned by 180 degrees (exact, no re-sampling)."""
-    return Descriptor(np.ascontiguousarray(d.luma[::-1, ::-1]), np.ascontiguousarray(d.chroma[::-1, ::-1]))
+    outside = None if d.outside is None else np.ascontiguousarray(d.outside[::-1])
+    return Descriptor(np.ascontiguousarray(d.luma[::-1, ::-1]), np.ascontiguousarray(d.chroma[::-1, ::-1]), outside)
 
 
 def _cells(a: np.ndarray, h: int, w: int) -> np.ndarray:

@@ -54,7 +54,7 @@ from samples.render.scene import BlurKind, SceneConfig, render_scene  # noqa: E4
 from samples.render.specs import CardKind, CardSpec, Game, Side, default_specs  # noqa: E402
 from samples.render.tables import TableKind  # noqa: E402
 from vision.detect import detect_cards  # noqa: E402
-from vision.rectify import RectifyConfig, rectify  # noqa: E402
+from vision.rectify import RectifyConfig, outside_mask, rectify  # noqa: E402
 from vision.types import Quad  # noqa: E402
 
 DRAW_PPM = 6.0
@@ -307,9 +307,10 @@ def evaluate(game: Game, specs: tuple[CardSpec, ...], side: Side, scenes: int, s
                 continue
             gt = Quad.from_array(truth.corners)
             crop = rectify(sc.image, gt, CROP)
+            outside = outside_mask(sc.image.shape[:2], gt, CROP)
             flipped_truth = Quad.card_order(gt.as_array()).corners[0] != gt.corners[0]
             t = time.perf_counter()
-            m = matcher.match(crop)
+            m = matcher.match(crop, outside)
             match_time += time.perf_counter() - t
             matched += 1
             spec = truth.spec

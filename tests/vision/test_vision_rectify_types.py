@@ -7,7 +7,7 @@ import pytest
 
 from synth_cards import background, card_quad, paste_card
 from vision.errors import InvalidQuadError, VisionError
-from vision.rectify import RectifyConfig, rectify
+from vision.rectify import RectifyConfig, outside_mask, rectify
 from vision.types import CardDate, CardKind, CardObservation, FieldConfidences, FrameResult, Quad
 
 
@@ -131,3 +131,21 @@ def test_income_halves_and_tile_size_in_read_json(kind, stones, sesterces, size,
 def test_unknown_tile_size_is_refused() -> None:
     with pytest.raises(VisionError):
         CardObservation(quad=Quad.from_array([[0, 0], [20, 0], [20, 30], [0, 30]]), size="huge")
+
+
+def test_outside_mask_marks_the_part_of_a_crop_beyond_the_image() -> None:
+    img = background("dark")  # 640 x 360
+    h, w = img.shape[:2]
+    # A portrait quad whose right half lies beyond the image's right edge.
+    quad = Quad.from_array([[w - 100, 50], [w + 100, 50], [w + 100, 350], [w - 100, 350]])
+    config = RectifyConfig(100, 150)
+    mask = outside_mask(img.shape[:2], quad, config)
+    assert mask.shape == (150, 100) and mask.dtype == bool
+    assert mask[:, 52:].all() and not mask[:, :48].any()
+    # Fully inside: nothing outside; any corner order gives the same mask.
+    inside = Quad.from_array(card_quad((320, 180), 300, 10))
+    assert not outside_mask(img.shape[:2], inside, config).any()
+    flipped = outside_mask(img.shape[:2], Quad.from_array(np.roll(quad.as_array(), 2, axis=0)), config)
+    assert (flipped == mask).all()
+    with pytest.raises(VisionError, match="image size"):
+        outside_mask((0, 10), quad, config)
