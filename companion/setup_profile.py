@@ -25,7 +25,7 @@ class CameraSetup:
 
     undistorter: Any = None
     source: str = ""
-    known_cards: Callable[[np.ndarray], Any] | None = None
+    known_cards: Callable[[np.ndarray, np.ndarray | None], Any] | None = None
 
     def prepare(self, image: np.ndarray) -> np.ndarray:
         """The frame vision should read (undistorted when the lens is known)."""
@@ -60,7 +60,7 @@ def load_setup(directory: str | None, game: str | None = None) -> CameraSetup:
     return CameraSetup(undistorter, str(where), known)
 
 
-def _enrolled_gladiola(directory: Path) -> Callable[[np.ndarray], Any] | None:
+def _enrolled_gladiola(directory: Path) -> Callable[[np.ndarray, np.ndarray | None], Any] | None:
     """The enrolled Via Gladiola deck as a ``PipelineConfig.known_cards`` hook, or None."""
     from calibration.deck import DeckGame, DeckMatcher, deck_paths
     from vision.read.types import CardReading
@@ -71,8 +71,8 @@ def _enrolled_gladiola(directory: Path) -> Callable[[np.ndarray], Any] | None:
         return None
     matcher = DeckMatcher.load(directory, DeckGame.GLADIOLA)
 
-    def recognise(crop: np.ndarray) -> Any:
-        found = matcher.match(crop)
+    def recognise(crop: np.ndarray, outside: np.ndarray | None = None) -> Any:
+        found = matcher.match(crop, outside)
         if found is None:
             return None
         sure = float(found.score)

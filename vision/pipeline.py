@@ -25,7 +25,7 @@ from vision.read.ocr import read_digits
 from vision.read.reader import (ACCEPT, BLISTER_H_MM, BLISTER_ROW_MM, CARD_H_MM, CARD_W_MM, READ_H, READ_W, analyse,
                                 count_blisters, read_card)
 from vision.read.types import CardReading, Deck, Face, TileSize
-from vision.rectify import RectifyConfig, rectify
+from vision.rectify import RectifyConfig, outside_mask, rectify
 from vision.types import CardDate, CardKind, CardObservation, Detection, FieldConfidences, FrameResult, Quad
 
 
@@ -53,7 +53,9 @@ class PipelineConfig:
     Tesseract call every few frames would cost more than the frame);
     ``keep_images``: attach the rectified crop to each observation;
     ``known_cards``: recognises a rectified crop as a card of the user's enrolled deck (returns a
-    reading, or None when unsure); tried before the zero-shot readers;
+    reading, or None when unsure); tried before the zero-shot readers; its second argument marks
+    the crop pixels from outside the image (None when the card lies inside it), which only
+    repeat the image's edge;
     ``read_hidden``: also read cards the detector flags as partly hidden (the top card of a pile
     whose outline merged with the cards below, a card under a corner of another); their blister
     count is dropped (a hidden part may hold blisters, and the outline may take in another
@@ -72,7 +74,7 @@ class PipelineConfig:
     reuse_diff: float = 6.0
     recheck_frames: int = 3
     keep_images: bool = False
-    known_cards: Callable[[np.ndarray], CardReading | None] | None = None
+    known_cards: Callable[[np.ndarray, np.ndarray | None], CardReading | None] | None = None
     read_hidden: bool = True
 
 
@@ -168,7 +170,11 @@ class CardReader:
             if readable and (hit is None or self.config.keep_images):
                 crop = rectify(image, det.quad, self.config.rectify)
             if hit is None and det.visible and crop is not None and self.config.known_cards is not None:
-                hit = self.config.known_cards(crop)
+                corners_xy = det.quad.as_array()
+                inside = bool((corners_xy >= 0).all() and (corners_xy[:, 0] <= w - 1).all()
+                              and (corners_xy[:, 1] <= h - 1).all())
+                outside = None if inside else outside_mask((h, w), det.quad, self.config.rectify)
+                hit = self.config.known_cards(crop, outside)
                 if hit is not None:
                     self.known_reads += 1
                     fresh.append((k, corners, thumb))

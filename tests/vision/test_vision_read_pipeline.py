@@ -202,3 +202,26 @@ def test_a_card_whose_print_changed_in_a_few_digits_is_read_anew() -> None:
     reader.read_detections(scene.image, det)
     reader.read_detections(changed, det)
     assert reader.reads == 2
+
+
+def test_the_enrolled_deck_hook_is_told_which_crop_pixels_lie_outside_the_image() -> None:
+    """A card running out of the frame: the hook gets a mask over the part beyond the image's
+    edge (the crop only repeats the edge there); a card inside the frame gets None."""
+    image = np.full((300, 400, 3), 90, np.uint8)
+    inside = Detection(Quad.from_array(np.array([[50, 40], [150, 40], [150, 190], [50, 190]], float)), 1.0)
+    # the right half of this card lies past the image's right edge (x = 399)
+    cut = Detection(Quad.from_array(np.array([[340, 60], [460, 60], [460, 240], [340, 240]], float)), 1.0)
+    seen: list[np.ndarray | None] = []
+
+    def hook(crop: np.ndarray, outside: np.ndarray | None):
+        seen.append(outside)
+        return None
+
+    reader = CardReader(PipelineConfig(deck=Deck.for_game("gladiola"), tesseract=False, known_cards=hook))
+    reader.read_detections(image, [inside, cut])
+    assert len(seen) == 2 and seen[0] is None
+    mask = seen[1]
+    assert mask is not None and mask.shape == (reader.config.rectify.height, reader.config.rectify.width)
+    share = float(mask.mean())
+    assert 0.4 < share < 0.55  # 60 of the card's 120 px lie outside
+    assert not mask[:, : mask.shape[1] // 3].any() and mask[:, -mask.shape[1] // 4:].all()
