@@ -432,7 +432,7 @@ def _detect_segmented(
                 if not at_border and (_skew(full) > PILE_SKEW or abs(_card_aspect(full) - CARD_ASPECT) > PILE_ASPECT):
                     # no single card's shape: maybe the top card of a pile outlined with the cards below
                     top = _top_card(gray_full, maps, full, card_area, band, config)
-                    if top is not None and top[1] >= max(support, TOP_REPLACE):
+                    if top is not None and top[1] >= max(support, TOP_REPLACE) and _skew(top[0]) <= TOP_REPLACE_SKEW:
                         (full, support), found_inside = top, True
         conf = piece.score * (0.6 + 0.4 * min(1.0, support / max(config.min_edge_support, 1e-6)))
         if occluded and not found_inside:
@@ -1576,6 +1576,11 @@ TOP_REPLACE = 0.77
 """Least edge support of a card found inside a refined outline of no single card's shape for it to
 replace the outline (on the films a pile's top card gets 0.78 or more; a quad of a card's inner
 frame line and a side of the card below it, 0.68-0.76)."""
+TOP_REPLACE_SKEW = 0.03
+"""... and only when it is a parallelogram within this skew (:func:`_skew`): the films' pile tops
+come out within 0.02; a lone card seen under a 15-degree tilt, whose trapezoid sets off the search,
+got a card-shaped quad of skew 0.08 whose corners were twice as far off (a rendered Valais scene),
+film 101's W29 quads of 0.02-0.06."""
 TOP_SKEW = 2.0
 """A quad taking in a side of a card below the top card lies on edges about as much as the top
 card's own, but is less of a parallelogram: quads are ranked by their share of sides on edges
