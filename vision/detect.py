@@ -1551,8 +1551,8 @@ PILE_ASPECT = 0.06
 """... or whose aspect is further than this from ``CARD_ASPECT`` has no single card's shape: it may
 be a pile's top card outlined together with parts of the cards below (a corner on one of them, or
 the whole pile). The card inside it is looked for (see :func:`_top_card`) and replaces it when it
-lies on at least as much edge. Cards found so have a card's aspect within this, and are nearly
-parallelograms too."""
+lies on at least as much edge (and see ``TOP_REPLACE``, ``TOP_REPLACE_SKEW``). Cards found so have
+a card's aspect within this, and are nearly parallelograms too."""
 PILE_AREA = 3.0
 """A partly hidden piece of more than the typical card's area, up to this many times it, is looked
 at for a pile's top card too (it used to be dropped as no card; it still is when none is found)."""
