@@ -1546,7 +1546,8 @@ CARD_ASPECT = 59.0 / 91.0
 """Short over long side of a card seen square on (59 x 91 mm)."""
 PILE_SKEW = 0.08
 """A refined segmented quad further than this from a parallelogram (see :func:`_skew`; a card seen
-by a webcam above the table is within about 0.03) ..."""
+from straight above is within about 0.03, a lone card under a 15-degree tilt reaches 0.05-0.12
+and is looked into too, at a cost: see ``TOP_REPLACE_SKEW``) ..."""
 PILE_ASPECT = 0.06
 """... or whose aspect is further than this from ``CARD_ASPECT`` has no single card's shape: it may
 be a pile's top card outlined together with parts of the cards below (a corner on one of them, or
