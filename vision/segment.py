@@ -35,7 +35,8 @@ def letterbox(image: np.ndarray, canvas_size: tuple[int, int] = (INPUT_W, INPUT_
     height, width = image.shape[:2]
     cw, ch = canvas_size
     factor = min(cw / width, ch / height)
-    size = (min(cw, round(width * factor)), min(ch, round(height * factor)))
+    # (at least a pixel: a frame thousands of times taller than wide scales its width to nothing)
+    size = (max(1, min(cw, round(width * factor))), max(1, min(ch, round(height * factor))))
     small = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
     canvas = np.zeros((ch, cw, 3), np.uint8)
     canvas[: size[1], : size[0]] = small

@@ -69,6 +69,15 @@ def test_letterbox_keeps_aspect_and_pads(size: tuple[int, int], canvas_size: tup
     assert (canvas[h:, :] == 0).all() and (canvas[:, w:] == 0).all()
 
 
+def test_letterbox_of_a_frame_far_taller_than_wide_keeps_a_pixel_column() -> None:
+    """A 39 x 60102 frame (a decoder's odd answer to a damaged file) scales its width below half a
+    pixel: the canvas still gets one column of it instead of OpenCV refusing a zero size."""
+    image = np.full((60102, 39, 3), 200, np.uint8)
+    canvas, _ = letterbox(image)
+    assert canvas.shape == (INPUT_H, INPUT_W, 3)
+    assert (canvas[:, :1] == 200).all() and (canvas[:, 1:] == 0).all()
+
+
 def _maps_from_classes(classes: np.ndarray) -> CardMaps:
     interior = (classes == 1).astype(np.float32)
     boundary = (classes == 2).astype(np.float32)
