@@ -36,6 +36,11 @@ How it decides:
   during the first ``settle_seconds`` after it vanished: a card hidden by a resting hand for
   longer than ``settle_seconds + lost_seconds`` is taken as removed unless the caller reports
   the hand (``hand=True``).
+* **Return.** A settled card missing for ``settle_seconds`` of calm table and then seen again
+  where it lay (not yet removed) is not taken to lie there still until its reading is confirmed
+  anew from what is seen since (see ``RETURN_SECONDS``): the card may have been taken away and
+  another put in its place (a card pushed along the row leaves its old track behind, and the next
+  card laid there takes it over).
 """
 
 from __future__ import annotations
@@ -79,6 +84,15 @@ JITTER_CORNERS = 0.3
 rest outlined anew (the detector runs afresh every few frames and an edge of the card below may
 take a corner a few pixels off), not a move: it neither restarts the card's settle clock nor
 counts towards a hand over the table. A card turned or pushed moves further."""
+RETURN_SECONDS = 1.0
+"""A settled card seen again after it was missing on a calm table (see the module doc's *Return*)
+is neither at rest nor counted among the settled cards until its votes since then confirm a
+reading, or for at most this long seen again with no reading confirmed (an outline never read
+then stands for the card it last showed, as before it went missing). Valais*Wallis film 118:
+card 2000 pushed one place along the row and back left its track at the row's end, unseen for
+0.7 s of calm; the next card laid there (1868, frame 452) took over that track and its settled
+2000 counted in the row for two frames before three votes of 1868 had turned it: a second 2000
+reported as placed."""
 WOBBLE_SECONDS = 1.0
 """An outline never read that has been seen this long ..."""
 WOBBLE_REACH = 0.5
@@ -262,6 +276,12 @@ class _Track:
     arrived: float = 0.0
     """When the card the track shows came where it lies: the track's start, its last move further
     than ``ARRIVE_REACH`` card sizes, or when another card's reading took over its place."""
+    missing: bool = False
+    """A settled card missing for ``settle_seconds`` of calm table: when it is seen again its votes
+    are dropped and it is *returning* (see ``RETURN_SECONDS``)."""
+    returned: float | None = None
+    """When a missing card was seen again, until its reading is confirmed anew (or
+    ``RETURN_SECONDS`` later): while set, the card is neither at rest nor settled."""
 
 
 def _same_card(reading: Reading | None, obs: CardObservation) -> bool:
@@ -328,14 +348,16 @@ class CardTracker:
         until it counts as gone)."""
         now = self._last_time if self._last_time is not None else 0.0
         return tuple(t.settled for t in sorted(self._tracks.values(), key=lambda t: t.track_id)
-                     if t.settled and (seen_within is None or t.last_seen >= now - seen_within))
+                     if t.settled and t.returned is None
+                     and (seen_within is None or t.last_seen >= now - seen_within))
 
     def restless(self, seen_within: float) -> tuple[Quad, ...]:
         """Where the cards seen in the last ``seen_within`` seconds that are not at rest lie
         (moving, just put down, or changing what they show)."""
         now = self._last_time if self._last_time is not None else 0.0
         return tuple(t.quad for t in self._tracks.values()
-                     if t.last_seen >= now - seen_within and (not self._as_settled(t, t.reading) or _turning(t)))
+                     if t.last_seen >= now - seen_within
+                     and (not self._as_settled(t, t.reading) or _turning(t) or t.returned is not None))
 
     def track_count(self) -> int:
         return len(self._tracks)
@@ -416,6 +438,9 @@ class CardTracker:
         track.seen_now = True
         track.last_seen = now
         track.quad = obs.quad
+        if track.missing:  # what was read here before it went missing says nothing of what is seen now
+            track.missing, track.returned = False, now
+            track.votes.clear()
         if corner_shift(track.anchor, obs.quad) > self._tolerance(track.anchor) and not self._jitter(track, obs):
             at_before = (track.before is not None
                          and corner_shift(track.before, obs.quad) <= self._tolerance(track.before))
@@ -440,6 +465,8 @@ class CardTracker:
             while len(track.votes) > cfg.vote_window:
                 track.votes.popleft()
         majority = self._majority(track)
+        if track.returned is not None and (majority is not None or now - track.returned >= RETURN_SECONDS - 1e-9):
+            track.returned = None
         if majority is not None and majority != track.reading:
             since = min(t for r, _, t in track.votes if r == majority)
             if (track.reading is not None and track.reading.known
@@ -562,6 +589,8 @@ class CardTracker:
             if track.seen_now:
                 continue
             gone = now - max(track.last_seen, self._calm_since)
+            if track.settled is not None and not track.missing and gone + 1e-9 >= cfg.settle_seconds:
+                track.missing, track.returned = True, None
             if gone + 1e-9 < cfg.lost_seconds:
                 continue
             del self._tracks[track.track_id]

@@ -866,3 +866,26 @@ def test_valais_an_uneven_push_still_finds_the_card_put_in():
     placed = [m.action for _, m in moves]
     assert [(a.card.date.year, a.position) for a in placed] == [(1990, 1), (1816, 0), (1850, 1)]
     assert all(v.legal for v in verdicts) and "correct" in " ".join(verdicts[-1].messages)
+
+
+def test_valais_a_card_laid_where_one_lay_a_moment_ago_is_not_that_card_placed_again():
+    # Film 118: the row's last card (1920, a year two catalogue cards show) was pushed one place
+    # along and back; its track at the far place stayed behind, unseen on the calm table. The
+    # next card, laid there, took that track over: until its own reading had won the vote the
+    # stale 1920 counted in the row as a second 1920, reported as placed.
+    first, last = timeline(520, "1816"), timeline(640, "1920")
+    film = Film(seed=4)
+    film.still([first, last], 20)
+    for _ in range(4):  # pushed along (a hand hides nothing, the card jumps)
+        film.frame([first.obs(), last.at(760, ROW_Y).obs(visible=False, confidence=0.4)])
+    film.still([first, last.at(760, ROW_Y)], 20)
+    for _ in range(4):  # and back
+        film.frame([first.obs(), last.obs(visible=False, confidence=0.4)])
+    film.still([first, last], 12)  # 0.8 s: the track at 760 unseen, not yet taken as removed
+    new = timeline(760, "1868")
+    film.lay([first, last], new)
+    film.frame([first.obs(), last.obs(), new.obs(date=None)])  # its date not yet read
+    film.still([first, last, new], 30)
+    tracker = Tracker("valais")
+    moves = [m.action for i, r in enumerate(film.results()) for m in tracker.update(i, i / FPS, r)]
+    assert [(a.card.date.year, a.position) for a in moves if isinstance(a, valais.PlaceSeen)] == [(1868, 2)]
