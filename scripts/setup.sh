@@ -20,6 +20,9 @@ fi
 if ! command -v tesseract >/dev/null 2>&1; then
     need_apt+=(tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu)
 fi
+# The playing-card rank reader draws its templates in these fonts (vision/read/playing.py).
+[ -f /usr/share/fonts/truetype/dejavu/DejaVuSerifCondensed.ttf ] || need_apt+=(fonts-dejavu-core fonts-dejavu-extra)
+[ -f /usr/share/fonts/truetype/liberation/LiberationSansNarrow-Bold.ttf ] || need_apt+=(fonts-liberation)
 if [ "$with_tests" -eq 1 ] && [ ! -x /usr/bin/chromium ]; then
     need_apt+=(chromium)
 fi

@@ -116,3 +116,16 @@ def test_voc_eval_reads_the_ranks_of_matched_cards(tmp_path):
     both = ev.evaluate_voc(tmp_path, lambda img: quads)
     assert both["fields"]["rank 9/10"]["accuracy"] == 1.0
     assert "ranks" not in ev.evaluate_voc(tmp_path, lambda img: quads, read_rank=None)
+
+
+def test_missing_template_fonts_are_named_in_the_error(monkeypatch, tmp_path):
+    from vision.errors import VisionError
+    from vision.read import playing
+
+    playing.rank_bank.cache_clear()
+    monkeypatch.setattr(playing, "FONT_ROOT", str(tmp_path) + "/")
+    try:
+        with pytest.raises(VisionError, match="fonts-liberation"):
+            playing.rank_bank()
+    finally:
+        playing.rank_bank.cache_clear()

@@ -27,12 +27,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 
 import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from vision.errors import InvalidImageError
+from vision.errors import InvalidImageError, VisionError
 from vision.read.glyphs import normalise, template_rows
 
 RANK_NAMES: dict[int, str] = {1: "A", 2: "2", 3: "3", 4: "4", 5: "5", 6: "6", 7: "7", 8: "8", 9: "9", 10: "10",
@@ -117,6 +118,10 @@ def _render(font_path: str, text: str, size: int = 72) -> np.ndarray:
 def rank_bank() -> RankBank:
     """The shared bank of rank-symbol templates (built on first use)."""
     symbols = {**RANK_NAMES, PART_ZERO: "0", PART_ONE: "1"}
+    missing = [name for name in TEMPLATE_FONTS if not Path(FONT_ROOT + name).is_file()]
+    if missing:
+        raise VisionError(f"expected the rank templates' fonts under {FONT_ROOT} (Debian packages fonts-dejavu-core, "
+                          f"fonts-dejavu-extra, fonts-liberation), got none at {', '.join(missing)}")
 
     def masks():
         for font_name in TEMPLATE_FONTS:
