@@ -324,6 +324,7 @@ class _Piece:
     score: float
     rect: tuple  # cv2.minAreaRect of the region's hull
     closer: bool = False  # found by a closer look (see ``_zoom_piece``)
+    box_fill: float = 1.0  # the region's share of its hull's least rotated box (see ``PILE_BOX_FILL``)
 
 
 def _detect_segmented(
@@ -429,8 +430,10 @@ def _detect_segmented(
                 full, support = _mend_corner(gray_full, refined, support, band, config)
                 if piece.closer or occluded:  # a pile's top card seen with the card below, say
                     full, support = _mend_side(gray_full, full, support, band, config)
-                if not at_border and (_skew(full) > PILE_SKEW or abs(_card_aspect(full) - CARD_ASPECT) > PILE_ASPECT):
-                    # no single card's shape: maybe the top card of a pile outlined with the cards below
+                if (not at_border and (_skew(full) > PILE_SKEW or abs(_card_aspect(full) - CARD_ASPECT) > PILE_ASPECT)
+                        and (piece.box_fill < PILE_BOX_FILL or _inner_outline(maps, full) >= PILE_INNER_EDGE)):
+                    # no single card's shape, and more than one card in the region: maybe the top
+                    # card of a pile outlined with the cards below
                     top = _top_card(gray_full, maps, full, card_area, band, config)
                     if top is not None and top[1] >= max(support, TOP_REPLACE) and _skew(top[0]) <= TOP_REPLACE_SKEW:
                         (full, support), found_inside = top, True
@@ -538,15 +541,16 @@ def _region_piece(region) -> _Piece:
         if fitted is not None:
             quad = fitted
     fill = region.area / max(abs(_shoelace(quad)), 1.0)
+    box_fill = region.area / max(rect[1][0] * rect[1][1], 1.0)
     # The outline pixels' centres lie half a pixel inside the card's edge.
-    return _Piece(_grow(quad, 0.5), fill, region.score, rect)
+    return _Piece(_grow(quad, 0.5), fill, region.score, rect, box_fill=box_fill)
 
 
 def _moved(piece: _Piece, scale: float, offset: np.ndarray) -> _Piece:
     """``piece`` with its points mapped by ``p * scale + offset``."""
     (cx, cy), (w, h), angle = piece.rect
     rect = ((cx * scale + offset[0], cy * scale + offset[1]), (w * scale, h * scale), angle)
-    return _Piece(piece.quad * scale + offset, piece.fill, piece.score, rect)
+    return _Piece(piece.quad * scale + offset, piece.fill, piece.score, rect, box_fill=piece.box_fill)
 
 
 ZOOM_WIDER = 2.5
@@ -1546,14 +1550,36 @@ CARD_ASPECT = 59.0 / 91.0
 """Short over long side of a card seen square on (59 x 91 mm)."""
 PILE_SKEW = 0.08
 """A refined segmented quad further than this from a parallelogram (see :func:`_skew`; a card seen
-from straight above is within about 0.03, a lone card under a 15-degree tilt reaches 0.05-0.12
-and is looked into too, at a cost: see ``TOP_REPLACE_SKEW``) ..."""
+from straight above is within about 0.03, so are the cards of the bench frame under a 15-degree
+tilt, 0.027-0.038, but their refined outlines reach 0.09-0.13 where a side runs on a printed
+border's inner edge: see ``PILE_BOX_FILL`` and ``TOP_REPLACE_SKEW``) ..."""
 PILE_ASPECT = 0.06
 """... or whose aspect is further than this from ``CARD_ASPECT`` has no single card's shape: it may
 be a pile's top card outlined together with parts of the cards below (a corner on one of them, or
 the whole pile). The card inside it is looked for (see :func:`_top_card`) and replaces it when it
 lies on at least as much edge (and see ``TOP_REPLACE``, ``TOP_REPLACE_SKEW``). Cards found so have
 a card's aspect within this, and are nearly parallelograms too."""
+PILE_BOX_FILL = 0.9
+"""Only an outline of no single card's shape whose region shows more than one card is looked into:
+the region fills less than this share of its hull's least rotated box (the cards below stick out
+from under a top card laid at an angle), or the network sees a card's edge well inside the
+outline (see ``PILE_INNER_EDGE``). A lone card's outline pulled off its shape by refinement (one
+side on the inner edge of its printed border) is no pile, and the search costs about 15 ms a card:
+the 6 of the 10 cards of ``companion bench``'s 720p frame that set it off fill 0.93-0.99 of their
+box; film 115's pile tops the search finds (W45, W25, W49, F2) 0.72-0.87, its W29 0.87-0.91 (see
+``PILE_INNER_EDGE``). (Those bench cards' outlines are 0.82-1.10 of the typical card's area, film
+115's pile outlines replaced 0.54-1.57: the typical size comes from the pile itself when it is
+the only whole card, so size does not tell them apart; and their true quads are within 0.027-0.038
+of a parallelogram, so it is not perspective that skews their outlines.)"""
+PILE_INNER_EDGE = 0.5
+"""... or the highest card-outline probability inside the outline, ``INNER_DEPTH`` map pixels or
+more from its sides, is at least this: film 115's W29 0.74-0.83, W45, W25 and F2 0.83-0.99 (W49
+0.30-0.39: found by its box fill); the bench frame's lone cards 0.08-0.32."""
+INNER_DEPTH = 4
+"""Map pixels from an outline's sides within which the network's outline of the outline's own
+card lies (see ``PILE_INNER_EDGE``): on the bench frame's lone cards the highest probability in
+what is left inside is 0.59-0.91 for 2 pixels, 0.18-0.60 for 3 (film 115's W49 0.55-0.71), 0.08-0.32
+for 4."""
 PILE_AREA = 3.0
 """A partly hidden piece of more than the typical card's area, up to this many times it, is looked
 at for a pile's top card too (it used to be dropped as no card; it still is when none is found)."""
@@ -1709,6 +1735,23 @@ def _card_quads(lines: np.ndarray, low: float, high: float) -> tuple[np.ndarray,
     skews = off / np.sqrt(np.maximum(sizes, 1e-9))  # as :func:`_skew`
     keep = (np.abs(aspects - CARD_ASPECT) <= PILE_ASPECT) & (skews <= PILE_SKEW) & (sizes >= low) & (sizes <= high)
     return quads[keep], skews[keep]
+
+
+def _inner_outline(maps: CardMaps, quad: np.ndarray) -> float:
+    """The highest card-outline probability in ``maps`` inside ``quad`` (frame pixels) further
+    than ``INNER_DEPTH`` map pixels from its sides (0 when nothing is that far inside)."""
+    corners = (quad + 0.5) * maps.factor - 0.5
+    height, width = maps.boundary.shape
+    x0, y0 = np.maximum(np.floor(corners.min(axis=0)).astype(int) - 1, 0)
+    x1 = min(width, math.ceil(float(corners[:, 0].max())) + 2)
+    y1 = min(height, math.ceil(float(corners[:, 1].max())) + 2)
+    if x1 - x0 <= 2 * INNER_DEPTH or y1 - y0 <= 2 * INNER_DEPTH:
+        return 0.0
+    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillPoly(mask, [np.round((corners - [x0, y0]) * 4).astype(np.int32)], 1, shift=2)
+    mask = cv2.erode(mask, np.ones((2 * INNER_DEPTH + 1, 2 * INNER_DEPTH + 1), np.uint8))
+    inside = maps.boundary[y0:y1, x0:x1][mask > 0]
+    return float(inside.max()) if inside.size else 0.0
 
 
 def _outline_evidence(maps: CardMaps, quad: np.ndarray, samples: int = 24) -> list[float]:

@@ -13,8 +13,9 @@ import cv2
 import numpy as np
 import pytest
 
+import vision.detect as detect_module
 from vision.detect import (CARD_ASPECT, DetectConfig, _card_aspect, _detect_segmented, _outline_evidence,
-                           _top_card)
+                           _top_card, detect_cards)
 from vision.segment import CardMaps
 
 FACTOR = 0.375  # map pixels per frame pixel, as for a 1280 x 720 frame
@@ -120,18 +121,40 @@ class _MapsOf:
 
 def test_a_pile_seen_as_one_region_is_reported_as_its_top_card() -> None:
     # The network sees the whole pile (the top card turned 25 degrees on the card below) as one
-    # card region: the detection is the top card, in full view; without the outline evidence the
-    # pile's outline stands as before.
+    # card region, the two cards' union: the detection is the top card, in full view; without
+    # the outline evidence the pile's outline stands as before.
     below = _card_at(640, 360)
     top = _card_at(646, 364, 25.0)
     image = cv2.cvtColor(_frame([below, top]), cv2.COLOR_GRAY2BGR)
     hull = _hull(below, top)
-    maps = _maps([hull], [top])
+    maps = _maps([below, top], [top])
     config = DetectConfig(seg_zoom=1.0)  # no closer look (the stand-in has no maps for parts of the frame)
     found = _detect_segmented(image, _MapsOf(maps), config, maps)  # type: ignore[arg-type]
     assert len(found) == 1
     assert _corner_error(top, found[0].quad.as_array()) < 4.0
     assert found[0].visible
-    blind = _maps([hull], [hull])
+    blind = _maps([below, top], [hull])
     kept = _detect_segmented(image, _MapsOf(blind), config, blind)  # type: ignore[arg-type]
     assert len(kept) == 1 and _corner_error(top, kept[0].quad.as_array()) > 10.0
+
+
+def test_lone_cards_whose_outlines_lose_a_cards_shape_do_not_set_off_the_search(monkeypatch) -> None:
+    # ``companion bench``'s 720p frame: ten lone cards under a 15-degree tilt, several of whose
+    # refined outlines have no card's shape (a side on the printed border's inner edge). Each
+    # card's region fills its box and shows no card edge inside, so no pile's top is looked for;
+    # taking every region for a pile's, the search runs on them.
+    from companion.bench import grid_scene
+
+    image = grid_scene(10, 5, (1280, 720), seed=2, fill=0.7).image
+    calls: list[int] = []
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return _top_card(*args, **kwargs)
+
+    monkeypatch.setattr(detect_module, "_top_card", counted)
+    assert len(detect_cards(image)) == 10
+    assert calls == []
+    monkeypatch.setattr(detect_module, "PILE_BOX_FILL", 1.5)
+    assert len(detect_cards(image)) == 10
+    assert len(calls) >= 4
