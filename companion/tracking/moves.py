@@ -83,6 +83,13 @@ REOPEN_NOTICE = ("a card was put into the row after the game ended by the compan
 WRONG_GONE_LOOKS = 8
 """A Valais*Wallis card judged wrong counts as taken away once this many calm looks in a row
 missed it (a card the detector loses for a frame or two is still there)."""
+WRONG_AWAY_LOOKS = 5
+"""... or once this many did when a hand next comes over the table (to lay the next card): a card of
+the same date laid after it, in the same stretch of the row, is another card. Valais*Wallis film
+118: 1993 judged wrong, taken away, missed on 7 calm looks, then the next player laid the deck's
+other 1993 in the same place; it was taken for the first one still lying there (a move missed).
+Of the 335 wrong cards taken away on the five Valais*Wallis tuning films, that 1993 is the only one
+ever "seen again" once a calm look had missed it (see docs/BENCHMARKS.md, session 18)."""
 ROW_MOVE_REACH = 3.0
 """An accepted Valais*Wallis card gone from the row is found again this many card sizes away."""
 ROW_NEW_REACH = 1.6
@@ -157,6 +164,10 @@ class GameMoves(Protocol):
         where the others lie, both as seen just now."""
         ...
 
+    def busy(self) -> None:
+        """Called for a frame in which the table is busy (a hand over it, cards on the move)."""
+        ...
+
     cards_after_end: bool
     """Whether players lay cards down once the game is over (Via Gladiola: hands shown)."""
 
@@ -177,6 +188,9 @@ class _EventMoves:
     def calm(self, cards: Sequence[SettledCard], restless: Sequence[Quad], width: int, height: int,
              view: Any) -> Outcome:
         return Outcome()
+
+    def busy(self) -> None:
+        pass
 
     def reopen(self, view: Any) -> Conclusion | None:
         return None
@@ -594,8 +608,7 @@ class ValaisMoves:
             looks = self._unseen.get(wrong, 0) + 1 if wrong in unseen else 0
             self._unseen[wrong] = looks
             if looks >= WRONG_GONE_LOOKS:  # not seen for a while: taken away, as the verdict said
-                self._wrong = [w for w in self._wrong if w != wrong]
-                del self._unseen[wrong]
+                self._taken_away(wrong)
         if placed is not None:
             index, position = placed
             return Outcome((self._place(row[index], dates[index], position),), tuple(notes))  # type: ignore[arg-type]
@@ -609,6 +622,18 @@ class ValaisMoves:
             self._tell(notes, f"the timeline card {accepted[j]} is no longer seen: only a 1915 joker takes a card "
                        "out of the timeline")
         return Outcome(notes=tuple(notes))
+
+    def busy(self) -> None:
+        """A hand over the table: a card judged wrong that the last calm looks all missed was taken
+        away before it came (see ``WRONG_AWAY_LOOKS``)."""
+        for wrong, looks in list(self._unseen.items()):
+            if looks >= WRONG_AWAY_LOOKS:
+                self._taken_away(wrong)
+
+    def _taken_away(self, wrong: _Wrong) -> None:
+        """Forget ``wrong``: no card seen from now on is taken for it."""
+        self._wrong = [w for w in self._wrong if w != wrong]
+        del self._unseen[wrong]
 
     def reopen(self, view: Any) -> Conclusion | None:
         """A card put into the row after the count ended the game: the player who finished
@@ -865,6 +890,8 @@ class Tracker:
         if not isinstance(result, FrameResult):
             raise CompanionError(f"expected a FrameResult, got {type(result).__name__}")
         events = self.cards.update(timestamp, result, hand)
+        if self._started and self.cards.busy:
+            self.moves.busy()
         if not self._started:
             if self.cards.busy or not self.cards.all_settled():
                 return []

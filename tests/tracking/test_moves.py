@@ -889,3 +889,30 @@ def test_valais_a_card_laid_where_one_lay_a_moment_ago_is_not_that_card_placed_a
     tracker = Tracker("valais")
     moves = [m.action for i, r in enumerate(film.results()) for m in tracker.update(i, i / FPS, r)]
     assert [(a.card.date.year, a.position) for a in moves if isinstance(a, valais.PlaceSeen)] == [(1868, 2)]
+
+
+@pytest.mark.parametrize(("calm_frames", "placed"), [(6, 2), (2, 1)])
+def test_valais_a_wrong_card_taken_away_before_the_next_hand_is_not_the_card_laid_next(calm_frames, placed):
+    # Film 118: a 1993 judged wrong was taken away, the row lay calm a moment, then the next
+    # player laid the deck's other 1993 where the first had lain. Missed on 5 calm looks or more
+    # before the hand came, the first is gone: the second is a move. Missed on only two, it may
+    # be the first one still lying there, lost by the detector for a moment.
+    first, last = timeline(520, "1816"), timeline(640, "1920")
+    wrong = timeline(760, "1868")
+    film = Film(seed=5)
+    hands: set[int] = set()
+
+    def lay(table: list[Card], card: Card, source: tuple[float, float] | None = None) -> None:
+        end = film.lay(table, card, source=source)
+        hands.update(range(end - 7, end + 1))  # the 8 frames of a hand carrying the card
+
+    film.still([first, last], 20)
+    lay([first, last], wrong)
+    film.still([first, last, wrong], 20)
+    lay([first, last], wrong.at(760, HEIGHT + 200), source=(wrong.x, wrong.y))  # taken away
+    film.still([first, last], calm_frames)
+    lay([first, last], wrong)  # the other 1868, laid where the first lay
+    film.still([first, last, wrong], 30)
+    tracker = Tracker("valais")
+    moves = [m.action for i, r in enumerate(film.results()) for m in tracker.update(i, i / FPS, r, hand=i in hands)]
+    assert [(a.card.date.year, a.position) for a in moves if isinstance(a, valais.PlaceSeen)] == [(1868, 2)] * placed
