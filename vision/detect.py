@@ -662,14 +662,20 @@ def _look_closer(
     return out, wholes, cut
 
 
+def _outward_normals(quad: np.ndarray) -> np.ndarray:
+    """Unit normals of ``quad``'s sides (side k runs from corner k to corner k + 1), pointing away
+    from its centre."""
+    d = np.roll(quad, -1, axis=0) - quad
+    d = d / np.maximum(np.linalg.norm(d, axis=1, keepdims=True), 1e-9)
+    normals = np.stack([d[:, 1], -d[:, 0]], axis=1)
+    mids = (quad + np.roll(quad, -1, axis=0)) / 2
+    normals[((mids - quad.mean(axis=0)) * normals).sum(axis=1) < 0] *= -1
+    return normals
+
+
 def _grow(quad: np.ndarray, distance: float) -> np.ndarray:
     """``quad`` (clockwise) with every side moved outwards by ``distance``."""
-    d = np.roll(quad, -1, axis=0) - quad
-    d /= np.maximum(np.linalg.norm(d, axis=1, keepdims=True), 1e-9)
-    normals = np.stack([d[:, 1], -d[:, 0]], axis=1)
-    centre = quad.mean(axis=0)
-    mids = (quad + np.roll(quad, -1, axis=0)) / 2
-    normals[((mids - centre) * normals).sum(axis=1) < 0] *= -1
+    normals = _outward_normals(quad)
     prev = np.roll(normals, 1, axis=0)  # normal of the side ending at each corner
     denom = np.maximum(1.0 + (prev * normals).sum(axis=1), 0.2)
     return quad + distance * (prev + normals) / denom[:, None]
@@ -973,11 +979,7 @@ def _snap(probe: np.ndarray, quad: np.ndarray, radius: float, samples: int = 32)
     offsets = np.arange(-radius - 2.0, radius + 2.5, 1.0)
     k = len(offsets)
     starts, ends = quad, np.roll(quad, -1, axis=0)
-    dirs = ends - starts
-    dirs = dirs / np.maximum(np.linalg.norm(dirs, axis=1, keepdims=True), 1e-9)
-    normals = np.stack([dirs[:, 1], -dirs[:, 0]], axis=1)
-    mids = (starts + ends) / 2
-    normals[((mids - quad.mean(axis=0)) * normals).sum(axis=1) < 0] *= -1
+    normals = _outward_normals(quad)
     base = starts[:, None, :] + ts[None, :, None] * (ends - starts)[:, None, :]
     pts = base[:, :, None, :] + offsets[None, None, :, None] * normals[:, None, None, :]
     prof = cv2.remap(
@@ -1044,12 +1046,7 @@ def _side_support(probe: np.ndarray, quad: np.ndarray, samples: int = 24) -> tup
     offsets = np.arange(-5.0, 6.0, 1.0)
     starts = quad
     ends = np.roll(quad, -1, axis=0)
-    dirs = ends - starts
-    dirs = dirs / np.maximum(np.linalg.norm(dirs, axis=1, keepdims=True), 1e-9)
-    normals = np.stack([dirs[:, 1], -dirs[:, 0]], axis=1)
-    mids = (starts + ends) / 2
-    center = quad.mean(axis=0)
-    normals[((mids - center) * normals).sum(axis=1) < 0] *= -1  # point outwards
+    normals = _outward_normals(quad)
     base = starts[:, None, :] + ts[None, :, None] * (ends - starts)[:, None, :]
     pts = base[:, :, None, :] + offsets[None, None, :, None] * normals[:, None, None, :]  # (4, n, k, 2)
     map_x = pts[..., 0].reshape(1, -1).astype(np.float32)
@@ -1465,17 +1462,12 @@ def _refine_once(
     ts = np.linspace(0.12, 0.88, n)
     offsets = np.arange(-radius, radius + 0.5, 0.5)
     k = len(offsets)
-    center = quad.mean(axis=0)
     starts = quad
     ends = np.roll(quad, -1, axis=0)
     dirs = ends - starts
     lengths = np.linalg.norm(dirs, axis=1, keepdims=True)
     dirs = dirs / np.maximum(lengths, 1e-9)
-    normals = np.stack([dirs[:, 1], -dirs[:, 0]], axis=1)
-    # Point normals outwards.
-    mids = (starts + ends) / 2
-    flip = ((mids - center) * normals).sum(axis=1) < 0
-    normals[flip] *= -1
+    normals = _outward_normals(quad)
     base = starts[:, None, :] + ts[None, :, None] * (ends - starts)[:, None, :]  # (4, n, 2)
     pts = base[:, :, None, :] + offsets[None, None, :, None] * normals[:, None, None, :]  # (4, n, k, 2)
     map_x = pts[..., 0].reshape(1, -1).astype(np.float32)
@@ -1727,12 +1719,9 @@ def _runs_past(outline: np.ndarray, card: np.ndarray) -> bool:
     its long side or more, and ``TOP_UNEVEN`` times as far as past the side it runs nearest, with
     ``card`` inside it (within ``TOP_INSIDE``): for each of the outline's sides, how far in from it
     the card's nearest corner lies."""
-    sides = np.roll(outline, -1, axis=0) - outline
-    length = float(np.linalg.norm(sides, axis=1).max())
-    normals = np.stack([sides[:, 1], -sides[:, 0]], axis=1) / np.maximum(np.linalg.norm(sides, axis=1), 1e-9)[:, None]
-    # point the normals inwards, towards the outline's centre
-    normals *= np.where(((outline.mean(axis=0) - outline) * normals).sum(axis=1) < 0, -1.0, 1.0)[:, None]
-    depth = np.einsum("kcj,kj->kc", card[None, :, :] - outline[:, None, :], normals).min(axis=1)  # per side
+    length = float(np.linalg.norm(np.roll(outline, -1, axis=0) - outline, axis=1).max())
+    inwards = -_outward_normals(outline)
+    depth = np.einsum("kcj,kj->kc", card[None, :, :] - outline[:, None, :], inwards).min(axis=1)  # per side
     return bool(depth.min() >= -TOP_INSIDE * length and depth.max() >= TOP_PAST * length
                 and depth.max() >= TOP_UNEVEN * depth.min())
 
