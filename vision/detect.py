@@ -422,6 +422,7 @@ def _detect_segmented(
         band = max(3.0, 0.8 / factor + 1.0)
         card_area = typical_area / factor**2 if typical_area > 0 else None
         found_inside = False  # a card found inside an outline that is no card (see ``_top_card``)
+        inside: tuple[np.ndarray, ...] = ()  # where it may lie when not found (see ``_top_guesses``)
         outline = None  # that outline
         if pile:
             top = _top_card(gray_full, maps, full, card_area, band, config)
@@ -445,6 +446,8 @@ def _detect_segmented(
                             and (not shaped or _runs_past(full, top[0]))):
                         outline = full
                         (full, support), found_inside = top, True
+                    else:
+                        inside = _top_guesses(gray_full, maps, full, card_area, band, config)
         conf = piece.score * (0.6 + 0.4 * min(1.0, support / max(config.min_edge_support, 1e-6)))
         if occluded and not found_inside:
             conf *= 0.8
@@ -457,7 +460,8 @@ def _detect_segmented(
             or (full[:, 1] > height - 1 - margin).any()
         )
         hidden_now = occluded and not found_inside
-        det = Detection(Quad.card_order(full), round(float(conf), 4), visible=not (hidden_now or cut))
+        det = Detection(Quad.card_order(full), round(float(conf), 4), visible=not (hidden_now or cut),
+                        inside=tuple(Quad.card_order(q) for q in inside))
         # a card found inside an outline may be found again by another piece: it goes with the guesses
         if occluded or completed or found_inside:
             guessed.append((det, outline))
@@ -1646,6 +1650,14 @@ TOP_SKEW = 2.0
 """A quad taking in a side of a card below the top card lies on edges about as much as the top
 card's own, but is less of a parallelogram: quads are ranked by their share of sides on edges
 (once refined, their edge support) less this many times their skew (see :func:`_skew`)."""
+TOP_GUESSES = 4
+"""A searched outline whose card is not found, or does not replace it, carries this many guesses
+where the card may lie (see :func:`_top_guesses`, :attr:`Detection.inside`) ..."""
+TOP_GUESS_SHARE = 0.6
+"""... quads that lie on edges as ``TOP_SHARE`` asks along three sides, and along this share of
+the fourth: a top card's side over the same-coloured border of the card below shows no edge but
+its faint shadow (film 119's W41 on W28, 15 fps: its left side 0.75 on edges, its outline read
+as nothing on every frame it lay on top, the move missed; its guesses read 41 at 0.75-0.9)."""
 
 
 def _top_card(
@@ -1654,13 +1666,71 @@ def _top_card(
     """The card inside an outline ``quad`` (frame pixels) of no single card's shape (a pile's top
     card outlined together with the cards below it), and its edge support; None when there is none.
 
-    Quads are made of the straight lines in the outline's box (grown by a quarter of its width:
-    the outline may cut off a corner of the top card): those of a card's shape (see
-    ``PILE_ASPECT``) and size (``area`` in frame pixels, -40 to +20 %; without it at least half
-    the outline's) whose sides all lie on edges and on the network's outlines (see ``TOP_LINES``
-    to ``TOP_REFINED``). The top card's sides run on edges all along; a quad taking in sides of
-    the cards below it, hidden in part under the top card, does not; a line printed across a
-    card has no outline in the maps."""
+    Quads are made of the straight lines in the outline's box (see :func:`_inside_quads`) whose
+    sides all lie on edges and on the network's outlines (see ``TOP_LINES`` to ``TOP_REFINED``).
+    The top card's sides run on edges all along; a quad taking in sides of the cards below it,
+    hidden in part under the top card, does not; a line printed across a card has no outline in
+    the maps."""
+    outline_area = abs(_shoelace(quad))
+    low, high = (0.6 * area, 1.2 * area) if area else (0.5 * outline_area, 1.1 * outline_area)
+    found = _inside_quads(gray, maps, quad, max(low, TOP_MIN_SHARE * outline_area), high, config)
+    if found is None:
+        return None
+    quads, share, evidence, skews = found
+    good = (share.min(axis=1) >= TOP_SHARE) & (evidence.min(axis=1) >= TOP_OUTLINE)
+    best: tuple[float, np.ndarray, float] | None = None
+    for cand in _most_on_edges(quads, share, skews, good, TOP_REFINED):
+        # the lines are within a pixel or two of the edges: a narrow band keeps off the cards' below
+        refined, support = _refine_once(gray, cand, min(radius, 2.0), config)
+        if (refined is None or support < TOP_SUPPORT or not _card_shaped(refined, config)):
+            continue
+        score = support - TOP_SKEW * _skew(refined)
+        if (best is None or score > best[0]) and min(_outline_evidence(maps, refined)) >= TOP_OUTLINE:
+            best = (score, refined, support)
+    return (best[1], best[2]) if best is not None else None
+
+
+def _top_guesses(
+    gray: np.ndarray, maps: CardMaps, quad: np.ndarray, area: float | None, radius: float, config: DetectConfig,
+) -> tuple[np.ndarray, ...]:
+    """Where a pile's top card may lie inside an outline ``quad`` (frame pixels) when
+    :func:`_top_card` finds none that passes: the ``TOP_GUESSES`` quads most on edges with one
+    side let down to ``TOP_GUESS_SHARE`` (see there), of any size from ``TOP_MIN_SHARE`` of the
+    outline's up to the outline's (the typical card's size may come from pieces of hidden cards:
+    film 119's W47 was 1.5 times it), refined where refinement keeps a card's shape. Refinement
+    cannot tell which of them is the card; reading can (see :attr:`Detection.inside`)."""
+    outline_area = abs(_shoelace(quad))
+    found = _inside_quads(gray, maps, quad, TOP_MIN_SHARE * outline_area, outline_area, config)
+    if found is None:
+        return ()
+    quads, share, evidence, skews = found
+    ordered = np.sort(share, axis=1)
+    good = (ordered[:, 1] >= TOP_SHARE) & (ordered[:, 0] >= TOP_GUESS_SHARE) & (evidence.min(axis=1) >= TOP_OUTLINE)
+    guesses: list[np.ndarray] = []
+    for cand in _most_on_edges(quads, share, skews, good, TOP_GUESSES):
+        refined, _ = _refine_once(gray, cand, min(radius, 2.0), config)
+        guess = refined if refined is not None and _card_shaped(refined, config) else cand
+        if all(np.abs(guess - other).max() >= 2.0 for other in guesses):  # two refined alike
+            guesses.append(guess)
+    return tuple(guesses)
+
+
+def _card_shaped(quad: np.ndarray, config: DetectConfig) -> bool:
+    """Whether ``quad`` has one card's shape: plausible, near a parallelogram, a card's aspect."""
+    return (_plausible_shape(quad, config) and _skew(quad) <= PILE_SKEW
+            and abs(_card_aspect(quad) - CARD_ASPECT) <= PILE_ASPECT)
+
+
+def _inside_quads(
+    gray: np.ndarray, maps: CardMaps, quad: np.ndarray, low: float, high: float, config: DetectConfig,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """The card-shaped quads (frame pixels) inside an outline ``quad`` (frame pixels) that may be
+    a pile's top card, with per side their share on image edges and their mean probability on
+    the network's outlines, and their skews; None when there are none.
+
+    They are made of the straight lines in the outline's box (grown by a quarter of its width:
+    the outline may cut off a corner of the top card), of a card's shape (see ``PILE_ASPECT``)
+    and an area from ``low`` to ``high`` (frame pixels)."""
     height, width = gray.shape
     lengths = np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)
     short = min(lengths[0] + lengths[2], lengths[1] + lengths[3]) / 2
@@ -1671,9 +1741,7 @@ def _top_card(
     if x1 - x0 < 8 or y1 - y0 < 8:
         return None
     crop = gray[y0:y1, x0:x1]
-    outline_area = abs(_shoelace(quad))
-    low, high = (0.6 * area, 1.2 * area) if area else (0.5 * outline_area, 1.1 * outline_area)
-    quads, skews = _card_quads(_strong_lines(crop, int(0.4 * short), config), max(low, TOP_MIN_SHARE * outline_area), high)
+    quads, skews = _card_quads(_strong_lines(crop, int(0.4 * short), config), low, high)
     if not len(quads):
         return None
     # on edges: the share of points along each side within a pixel of a strong step (8 grey levels
@@ -1693,25 +1761,20 @@ def _top_card(
     middle = (pts[:, :, 4:-4] + offset + 0.5) * maps.factor - 0.5
     mx = np.clip(np.round(middle[..., 0]).astype(int), 0, outline.shape[1] - 1)
     my = np.clip(np.round(middle[..., 1]).astype(int), 0, outline.shape[0] - 1)
-    good = (share.min(axis=1) >= TOP_SHARE) & (outline[my, mx].mean(axis=2).min(axis=1) >= TOP_OUTLINE)
-    rank = share.mean(axis=1) - TOP_SKEW * skews  # the most on edges and nearest a parallelogram first
-    chosen: list[np.ndarray] = []  # none within 2 pixels of one taken
+    return quads + offset, share, outline[my, mx].mean(axis=2), skews
+
+
+def _most_on_edges(quads: np.ndarray, share: np.ndarray, skews: np.ndarray, good: np.ndarray, most: int) -> list[np.ndarray]:
+    """Of the ``good`` quads, at most ``most``, the most on edges and nearest a parallelogram first
+    (see ``TOP_SKEW``), none within 2 pixels of one taken before."""
+    rank = share.mean(axis=1) - TOP_SKEW * skews
+    chosen: list[np.ndarray] = []
     for cand in quads[good][np.argsort(-rank[good], kind="stable")]:
         if all(np.abs(cand - other).max() >= 2.0 for other in chosen):
             chosen.append(cand)
-            if len(chosen) >= TOP_REFINED:
+            if len(chosen) >= most:
                 break
-    best: tuple[float, np.ndarray, float] | None = None
-    for cand in chosen:
-        # the lines are within a pixel or two of the edges: a narrow band keeps off the cards' below
-        refined, support = _refine_once(gray, cand + offset, min(radius, 2.0), config)
-        if (refined is None or support < TOP_SUPPORT or not _plausible_shape(refined, config)
-                or _skew(refined) > PILE_SKEW or abs(_card_aspect(refined) - CARD_ASPECT) > PILE_ASPECT):
-            continue
-        score = support - TOP_SKEW * _skew(refined)
-        if (best is None or score > best[0]) and min(_outline_evidence(maps, refined)) >= TOP_OUTLINE:
-            best = (score, refined, support)
-    return (best[1], best[2]) if best is not None else None
+    return chosen
 
 
 def _runs_past(outline: np.ndarray, card: np.ndarray) -> bool:

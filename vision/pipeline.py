@@ -87,12 +87,19 @@ class _Cached:
     """The frame number it was read in."""
     sure: bool = True
     """Whether it was read, from a card in full view (an unsure reading is read again after a while)."""
+    inside: np.ndarray | None = field(default=None, compare=False)
+    """The corners of the card read inside the detected outline (see :attr:`Detection.inside`), or None."""
 
 
 THUMB_W, THUMB_H = 24, 36
 SURE_CONFIDENCE = 0.5
 """A reading below this confidence is unsure: read again after ``recheck_frames`` like an unread card
 (a card read while a shadow or a passing hand still blurred it keeps its doubtful reading otherwise)."""
+
+
+def _sure(reading: CardReading | None) -> bool:
+    """Whether a reading is sure (see ``SURE_CONFIDENCE``)."""
+    return reading is not None and reading.kind is not CardKind.UNKNOWN and reading.confidence >= SURE_CONFIDENCE
 
 
 def _thumb(image: np.ndarray, quad: Quad) -> np.ndarray:
@@ -159,10 +166,16 @@ class CardReader:
         crops: list[np.ndarray | None] = []
         fresh: list[tuple[int, np.ndarray, np.ndarray]] = []
         second_look: set[int] = set()  # unsure cards read again (no Tesseract for them)
+        detections = list(detections)
+        found_inside: dict[int, np.ndarray] = {}  # cards read at a quad inside their outline
         for k, det in enumerate(detections):
             thumb = _thumb(image, det.quad)
             corners = Quad.card_order(det.quad.as_array()).as_array()
-            hit, again = self._lookup(corners, thumb)
+            entry, again = self._lookup(corners, thumb)
+            hit = entry.reading if entry is not None else None
+            if entry is not None and entry.inside is not None:
+                found_inside[k] = entry.inside
+                det = detections[k] = replace(det, quad=Quad.from_array(entry.inside), inside=())
             if again:
                 second_look.add(k)
             crop = None
@@ -193,16 +206,21 @@ class CardReader:
                     if second.kind is not CardKind.UNKNOWN:
                         hit = replace(second, turn=1)
                         crop = turned_crop
+                if det.visible and det.inside and not _sure(hit):
+                    inner = self._read_inside(image, det.inside)
+                    if inner is not None:
+                        quad, hit, crop = inner
+                        found_inside[k] = Quad.card_order(quad.as_array()).as_array()
+                        detections[k] = replace(det, quad=quad, inside=())
                 fresh.append((k, corners, thumb))
             readings.append(hit)
             crops.append(crop)
         if self.config.tesseract:
             self._fallback(readings, crops, detections, second_look)
-        sure = [r is not None and r.kind is not CardKind.UNKNOWN and r.confidence >= SURE_CONFIDENCE and det.visible
-                for r, det in zip(readings, detections)]
+        sure = [_sure(r) and det.visible for r, det in zip(readings, detections)]
         self._unsure = not all(sure)
         for k, corners, thumb in fresh:
-            self._store(_Cached(corners, thumb, readings[k], self._frame, sure[k]))  # type: ignore[arg-type]
+            self._store(_Cached(corners, thumb, readings[k], self._frame, sure[k], found_inside.get(k)))  # type: ignore[arg-type]
         _size_tiles(readings, detections, deck_is_appia=CardKind.INCOME in self.config.deck.kinds)
         observations = []
         for det, reading, crop in zip(detections, readings, crops):
@@ -224,10 +242,35 @@ class CardReader:
         """Read one rectified card crop (no cache, no fallback)."""
         return read_card(crop, self.config.deck)
 
+    def _read_inside(self, image: np.ndarray, guesses: Sequence[Quad]) -> tuple[Quad, CardReading, np.ndarray] | None:
+        """The card read at one of the ``guesses`` inside an outline that read as nothing (see
+        :attr:`Detection.inside`): the quad, reading and crop of the surest reading of the
+        (kind, value, year) most guesses read surely, None when none is read surely or two
+        readings tie."""
+        read: list[tuple[Quad, CardReading, np.ndarray]] = []
+        for quad in guesses:
+            if not quad.is_convex():
+                continue
+            crop = rectify(image, quad, self.config.rectify)
+            reading = read_card(crop, self.config.deck)
+            self.reads += 1
+            if _sure(reading):
+                read.append((quad, reading, crop))
+        votes: dict[tuple, list[tuple[Quad, CardReading, np.ndarray]]] = {}
+        for found in read:
+            r = found[1]
+            votes.setdefault((r.kind, r.value, r.date.year if r.date else None), []).append(found)
+        if not votes:
+            return None
+        ranked = sorted(votes.values(), key=len, reverse=True)
+        if len(ranked) > 1 and len(ranked[1]) == len(ranked[0]):
+            return None
+        return max(ranked[0], key=lambda f: f[1].confidence)
+
     # -- cache ---------------------------------------------------------------------------------
 
-    def _lookup(self, corners: np.ndarray, thumb: np.ndarray) -> tuple[CardReading | None, bool]:
-        """The cached reading of this card (None: read it), and whether the card is one whose
+    def _lookup(self, corners: np.ndarray, thumb: np.ndarray) -> tuple[_Cached | None, bool]:
+        """The cached entry of this card (None: read it), and whether the card is one whose
         unsure reading is due for a second look."""
         again = False
         for entry in self._cache:
@@ -239,7 +282,7 @@ class CardReader:
                 if not entry.sure and self._frame - entry.frame >= self.config.recheck_frames:
                     again = True
                     continue
-                return entry.reading, False
+                return entry, False
         return None, again
 
     def _store(self, entry: _Cached) -> None:

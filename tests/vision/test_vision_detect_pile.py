@@ -199,3 +199,37 @@ def test_lone_cards_whose_outlines_lose_a_cards_shape_do_not_set_off_the_search(
     monkeypatch.setattr(detect_module, "PILE_BOX_FILL", 1.5)
     assert len(detect_cards(image)) == 10
     assert len(calls) >= 4
+
+
+def _bordered(cards: list[np.ndarray], border: float = 7.0) -> np.ndarray:
+    """A 720 x 1280 BGR frame: ``cards`` drawn in order, each with a dark printed border ``border``
+    px wide round a light face; the last one's left side casts a faint shadow; lightly blurred."""
+    image = np.full((720, 1280), 150, np.uint8)
+    for card in cards:
+        centre = card.mean(axis=0)
+        cv2.fillConvexPoly(image, card.round().astype(np.int32), 60)
+        face = centre + (card - centre) * (1 - 2 * border / 90.0)
+        cv2.fillConvexPoly(image, face.round().astype(np.int32), 230)
+    top = cards[-1]
+    cv2.line(image, tuple(int(v) for v in top[0].round()), tuple(int(v) for v in top[3].round()), 44, 1)
+    return cv2.cvtColor(cv2.GaussianBlur(image, (3, 3), 0), cv2.COLOR_GRAY2BGR)
+
+
+def test_a_top_card_whose_side_lies_on_the_border_below_comes_with_guesses_where_it_lies() -> None:
+    # The card below sticks out 24 px at the foot and 4 px at the left, so the top card's left
+    # side lies on the border of the card below, of the same colour: no edge but a faint shadow.
+    # No card found inside passes, and the outline (a card's shape) stands; it carries guesses,
+    # one of them near the top card, for the reader to try.
+    top = _card_at(640, 360)
+    below = _card_at(636, 384)
+    image = _bordered([below, top])
+    maps = _maps([below, top], [top], 0.55)
+    found = _detect_segmented(image, _MapsOf(maps), DetectConfig(seg_zoom=1.0), maps)  # type: ignore[arg-type]
+    assert len(found) == 1
+    assert _corner_error(top, found[0].quad.as_array()) > 20.0
+    assert 1 <= len(found[0].inside) <= detect_module.TOP_GUESSES
+    assert min(_corner_error(top, q.as_array()) for q in found[0].inside) < 7.0
+    # a lone card's outline is not searched and carries none
+    lone = _bordered([top])
+    alone = _detect_segmented(lone, _MapsOf(_maps([top], [top])), DetectConfig(seg_zoom=1.0), _maps([top], [top]))  # type: ignore[arg-type]
+    assert len(alone) == 1 and alone[0].inside == ()

@@ -225,3 +225,53 @@ def test_the_enrolled_deck_hook_is_told_which_crop_pixels_lie_outside_the_image(
     share = float(mask.mean())
     assert 0.4 < share < 0.55  # 60 of the card's 120 px lie outside
     assert not mask[:, : mask.shape[1] // 3].any() and mask[:, -mask.shape[1] // 4:].all()
+
+
+def _grown(corners: np.ndarray, down: float, side: float) -> np.ndarray:
+    """``corners`` (card order) with the foot moved ``down`` of the card's length further down
+    and the left side ``side`` of its width further out: an outline taking in the card below."""
+    c = np.asarray(corners, np.float64).copy()
+    length, width = c[3] - c[0], c[1] - c[0]
+    c[2:] += down * length
+    c[[0, 3]] -= side * width
+    return c
+
+
+def test_a_card_is_read_at_a_guess_inside_an_outline_that_reads_as_nothing() -> None:
+    # The detector's outline of a pile takes in a strip of the cards below and reads as nothing;
+    # it carries guesses where the top card may lie: the card is read at the guess that reads
+    # surely, reported there, and the next frame takes it from the cache.
+    scene = render_scene(11, Game.GLADIOLA, SceneConfig(resolution=(960, 540), degrade=False,
+                                                        layout=LayoutKind.SCATTERED, hands=0))
+    truth = next(c for c in scene.truth.cards if c.visible_fraction > 0.97 and c.spec.kind.value == "walk")
+    card = np.asarray(truth.corners, np.float64)
+    outline = Quad.card_order(_grown(card, 0.3, 0.2))
+    config = PipelineConfig(deck=Deck.for_game("gladiola"), tesseract=False)
+    alone = CardReader(config).read_detections(scene.image, [Detection(outline, 1.0)]).observations[0]
+    assert alone.kind.value == "unknown" or alone.confidence < 0.5
+    guesses = (Quad.card_order(_grown(card, 0.25, 0.0)), Quad.card_order(card), Quad.card_order(card + 1.0))
+    reader = CardReader(config)
+    det = [Detection(outline, 1.0, inside=guesses)]
+    first = reader.read_detections(scene.image, det).observations[0]
+    assert (first.kind.value, first.value) == ("walk", truth.spec.value)
+    assert float(np.abs(Quad.card_order(first.quad.as_array()).as_array() - Quad.card_order(card).as_array()).max()) <= 1.0 + 1e-6
+    reads = reader.reads
+    again = reader.read_detections(scene.image, det).observations[0]
+    assert reader.reads == reads and again == first
+
+
+def test_guesses_reading_two_cards_as_often_read_as_nothing() -> None:
+    # Two guesses, each on another card, each read surely: which one lies inside the outline is
+    # not told, so the outline stays unread rather than take either.
+    scene = render_scene(11, Game.GLADIOLA, SceneConfig(resolution=(960, 540), degrade=False,
+                                                        layout=LayoutKind.SCATTERED, hands=0))
+    walks = [c for c in scene.truth.cards if c.visible_fraction > 0.97 and c.spec.kind.value == "walk"]
+    a, b = next((a, b) for a in walks for b in walks if a.spec.value != b.spec.value)
+    config = PipelineConfig(deck=Deck.for_game("gladiola"), tesseract=False)
+    outline = Quad.card_order(_grown(np.asarray(a.corners, np.float64), 0.3, 0.2))
+    one = CardReader(config).read_detections(
+        scene.image, [Detection(outline, 1.0, inside=(Quad.from_array(a.corners),))]).observations[0]
+    assert (one.kind.value, one.value) == ("walk", a.spec.value)
+    both = CardReader(config).read_detections(
+        scene.image, [Detection(outline, 1.0, inside=(Quad.from_array(a.corners), Quad.from_array(b.corners)))]).observations[0]
+    assert both.kind.value == "unknown" or both.confidence < 0.5
