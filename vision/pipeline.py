@@ -26,7 +26,7 @@ from vision.read.reader import (ACCEPT, BLISTER_H_MM, BLISTER_ROW_MM, CARD_H_MM,
                                 count_blisters, read_card)
 from vision.read.types import CardReading, Deck, Face, TileSize
 from vision.rectify import RectifyConfig, outside_mask, rectify
-from vision.types import CardDate, CardKind, CardObservation, Detection, FieldConfidences, FrameResult, Quad
+from vision.types import CardDate, CardKind, Detection, FieldConfidences, FrameResult, Quad
 
 
 @dataclass(frozen=True)
