@@ -48,7 +48,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.read.glyphs import classify_all, normalise
+from vision.read.glyphs import by_holes, classify_all, normalise
 from vision.read.types import CardReading, Deck, Face, TileSize
 from vision.types import CardDate, CardKind, FieldConfidences
 
@@ -371,7 +371,8 @@ def _end(a: _Analysis, turned: bool, deck: Deck, kinds: frozenset[CardKind]) -> 
         the card is not handed to a fallback reader that would guess from the same print)."""
         nonlocal fragments
         originals = [by_label[g.label] for g in line]
-        scores = classify_all(_masks(a, originals, turned))
+        masks = _masks(a, originals, turned)
+        scores = by_holes(masks, classify_all(masks))
         vote = decode_value(scores, allowed)
         if vote is None:
             return None
@@ -379,7 +380,7 @@ def _end(a: _Analysis, turned: bool, deck: Deck, kinds: frozenset[CardKind]) -> 
         if not refused:
             faint = _faint_masks(a, originals, turned, scores)
             if faint is not None:
-                again = decode_value(classify_all(faint), allowed)
+                again = decode_value(by_holes(faint, classify_all(faint)), allowed)
                 refused = again is None or again.value != vote.value  # thin strokes lost changed the digit
         if refused:
             fragments = True
