@@ -213,6 +213,7 @@ class GladiolaMoves(_EventMoves):
         self._day = 1
         self._day1_angle: float | None = None
         self._awaiting_start = False
+        self._start_shown: int | None = None  # the day a new day's START card shows when not today's
         self._judged: tuple[str, str] | None = None  # the last walk reported, and the top it was laid on
         self._gladiolas: dict[int, Quad] = {}  # tracks of gladiolas counted as laid: where they lay
         self._gladiola_places: list[Quad] = []  # everywhere a gladiola counted as laid lay
@@ -298,7 +299,7 @@ class GladiolaMoves(_EventMoves):
                 # the engine refused this card on this top and it settled again (nudged, or its
                 # outline seen anew): the verdict stands, nothing new to judge
                 return Outcome(notes=(f"the refused {reading.describe()} still lies on the walk pile",))
-            notes = self._blister_check(card_id, reading)
+            notes = self._start_turned() + self._blister_check(card_id, reading)
             conclusions = self._glimpsed_walks(event, card_id)
             under = None if conclusions else self._built_on(event.previous, card_id, event.glimpsed)
             if under is not None:
@@ -385,8 +386,12 @@ class GladiolaMoves(_EventMoves):
 
     def _missed_finish(self, card: SettledCard) -> str | None:
         """A free FINISH card id when ``card`` (a START card) is turned for the day after today
-        although no FINISH card was seen to end today (its top card went unread, say)."""
-        if self._awaiting_start or self._day1_angle is None or self._day >= gladiola.DAYS:
+        although no FINISH card was seen to end today (its top card went unread, say). Not while
+        today's pile holds no walk yet: a FINISH needs a walk of 35 or more under it, and a START
+        card turned on to the next day then is turned too far (the new day's START card first
+        rests as the day before left it, when that day's pile is carried off it)."""
+        if (self._awaiting_start or self._day1_angle is None or self._day >= gladiola.DAYS
+                or self._top == self.deck.start.id):
             return None
         shown = 1 + quarter_turns(self._day1_angle, up_angle(card.quad))
         if shown != self._day + 1:
@@ -431,8 +436,20 @@ class GladiolaMoves(_EventMoves):
             return (f"card {card_id}: camera counts {reading.blisters} blisters, the deck file says {printed}",)
         return ()
 
+    def _start_turned(self) -> tuple[str, ...]:
+        """The note that the START card under the first walk of the day shows another day, once."""
+        shown, self._start_shown = self._start_shown, None
+        return () if shown is None else (f"the START card is turned for day {shown}, expected day {self._day}",)
+
     def _new_pile(self, card: SettledCard, previous: Reading | None, width: int, height: int) -> tuple[str, ...]:
+        """A START card settled: the walk pile of day 1, or of the day a FINISH card ended the last
+        one on. Which day it shows is noted only when a walk is laid on it (:meth:`_start_turned`):
+        the card comes to rest showing the day before when the day's pile is carried off it, and
+        is turned a moment later."""
         if previous is not None and previous.kind is CardKind.START and not self._awaiting_start:
+            if self._start_shown is not None and self._day1_angle is not None and self._top == self.deck.start.id:
+                shown = 1 + quarter_turns(self._day1_angle, up_angle(card.quad))
+                self._start_shown = shown if shown != self._day else None
             return ()
         if self._day1_angle is None:
             self._zones = gladiola_zones(card.quad, width, height)
@@ -446,8 +463,7 @@ class GladiolaMoves(_EventMoves):
         self._top = self.deck.start.id
         self._awaiting_start = False
         shown = 1 + quarter_turns(self._day1_angle, up_angle(card.quad))
-        if shown != self._day:
-            return (f"the START card is turned for day {shown}, expected day {self._day}",)
+        self._start_shown = shown if shown != self._day else None
         return ()
 
 

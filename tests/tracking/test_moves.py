@@ -274,9 +274,11 @@ def test_still_table_with_jitter_and_misreads_gives_no_moves():
 
 
 def _to_finish_and_new_day(start_turn: float, finish: Card = Card(*PILE, CardKind.FINISH, 50, 1),
-                           seed: int = 3, unread_30: bool = False) -> tuple[Film, Card]:
+                           seed: int = 3, unread_30: bool = False, revealed: bool = False) -> tuple[Film, Card]:
     """Walks 10..40 (the 30 unreadable with ``unread_30``), ``finish`` on them, the pile set
-    aside, a START card turned by ``start_turn`` degrees, and a walk 3 on it."""
+    aside, a START card turned by ``start_turn`` degrees, and a walk 3 on it. ``revealed``: the
+    START card under the pile comes to rest as day 1 left it when the pile is carried off, and
+    is then turned in place."""
     film = Film(seed=seed)
     film.still([START], 20)
     top = START
@@ -289,9 +291,9 @@ def _to_finish_and_new_day(start_turn: float, finish: Card = Card(*PILE, CardKin
     film.still([finish], 20)
     aside = finish.at(250, 600)
     film.lay([], aside, source=PILE)
-    film.still([aside], 25)
+    film.still([aside] + ([START] if revealed else []), 25)
     new_start = Card(*PILE, CardKind.START, 0, 0, angle=start_turn)
-    film.lay([aside], new_start)
+    film.lay([aside], new_start, covers=[START] if revealed else [], source=PILE if revealed else None)
     film.still([aside, new_start], 25)
     day2 = Card(*PILE, CardKind.WALK, 3, 3)
     film.lay([aside, new_start], day2, covers=[new_start])
@@ -299,9 +301,12 @@ def _to_finish_and_new_day(start_turn: float, finish: Card = Card(*PILE, CardKin
     return film, finish
 
 
+@pytest.mark.parametrize("revealed", [False, True])
 @pytest.mark.parametrize("turn, consistent", [(90.0, True), (180.0, False), (270.0, False), (0.0, False)])
-def test_gladiola_finish_and_start_card_orientation_checks_the_day(turn, consistent):
-    film, _ = _to_finish_and_new_day(turn)
+def test_gladiola_finish_and_start_card_orientation_checks_the_day(turn, consistent, revealed):
+    # (revealed: the START card rests a while as day 1 left it before it is turned; only the
+    # day it shows when the day's first walk is laid on it counts)
+    film, _ = _to_finish_and_new_day(turn, revealed=revealed)
     tracker = Tracker("gladiola")
     observer = gladiola.Observer.start(3, 1)
     moves, verdicts = play(tracker, film, observer)
