@@ -468,18 +468,30 @@ def _detect_segmented(
         else:
             detections.append(det)
             kept.append(full)
-    # A partly hidden or completed card that is nearly another card found (a print inside a
-    # card seen as a piece of its own, two pieces of one card) is that card; so is one that is
-    # nearly the outline a card was found inside (a card below a pile's top, completed under it:
-    # film 101's G7 pile, IoU 0.55 with the outline, 0.49 with G7, came and went from frame to
-    # frame and held the table busy, G7 announced 18 frames later than with the outline kept).
-    for det, outline in sorted(guessed, key=lambda g: -g[0].confidence):
-        quad = det.quad.as_array()
-        if all(_quad_iou(quad, other) <= config.nms_iou for other in kept):
-            detections.append(det)
-            kept.extend([quad, outline] if outline is not None else [quad])
+    detections.extend(_keep_guesses(guessed, kept, config.nms_iou))
     detections.sort(key=lambda d: -d.confidence)
     return detections
+
+
+def _keep_guesses(guessed: list[tuple[Detection, np.ndarray | None]], kept: list[np.ndarray],
+                  nms_iou: float) -> list[Detection]:
+    """Of the ``guessed`` detections (partly hidden, completed, or found inside an outline, with
+    that outline or None), most confident first, those overlapping none of the ``kept`` quads (the
+    sure detections' and those kept before, with their outlines) by more than ``nms_iou``.
+
+    A partly hidden or completed card that is nearly another card found (a print inside a card
+    seen as a piece of its own, two pieces of one card) is that card; so is one that is nearly the
+    outline a card was found inside (a card below a pile's top, completed under it: film 101's G7
+    pile, IoU 0.55 with the outline, 0.49 with G7, came and went from frame to frame and held the
+    table busy, G7 announced 18 frames later than with the outline kept)."""
+    kept = list(kept)
+    out: list[Detection] = []
+    for det, outline in sorted(guessed, key=lambda g: -g[0].confidence):
+        quad = det.quad.as_array()
+        if all(_quad_iou(quad, other) <= nms_iou for other in kept):
+            out.append(det)
+            kept.extend([quad, outline] if outline is not None else [quad])
+    return out
 
 
 def _quad_iou(a: np.ndarray, b: np.ndarray) -> float:

@@ -15,7 +15,8 @@ import pytest
 
 import vision.detect as detect_module
 from vision.detect import (CARD_ASPECT, PILE_ASPECT, PILE_SKEW, DetectConfig, _card_aspect, _detect_segmented,
-                           _outline_evidence, _runs_past, _skew, _top_card, detect_cards)
+                           _keep_guesses, _outline_evidence, _runs_past, _skew, _top_card, detect_cards)
+from vision.types import Detection, Quad
 from vision.segment import CardMaps
 
 FACTOR = 0.375  # map pixels per frame pixel, as for a 1280 x 720 frame
@@ -233,3 +234,20 @@ def test_a_top_card_whose_side_lies_on_the_border_below_comes_with_guesses_where
     lone = _bordered([top])
     alone = _detect_segmented(lone, _MapsOf(_maps([top], [top])), DetectConfig(seg_zoom=1.0), _maps([top], [top]))  # type: ignore[arg-type]
     assert len(alone) == 1 and alone[0].inside == ()
+
+
+def test_a_guess_nearly_the_outline_a_card_was_found_inside_is_dropped() -> None:
+    # A pile's top card found inside the pile's outline (kept with its outline), and a guess of
+    # the card below completed under it, nearly that outline (film 101's G7 pile): the guess is
+    # the pile again and is dropped; a guess elsewhere stands, and so does the same guess when
+    # no outline is kept with the top card.
+    top = _card_at(640, 360)
+    below = _card_at(650, 405)  # IoU 0.43 with the top card, 0.68 with the outline
+    outline = cv2.boxPoints(cv2.minAreaRect(_hull(below, top).astype(np.float32))).astype(np.float64)
+    found = (Detection(Quad.card_order(top), 0.9), outline)
+    under = (Detection(Quad.card_order(below), 0.7, visible=False), None)
+    away = (Detection(Quad.card_order(_card_at(300, 360)), 0.6, visible=False), None)
+    assert _keep_guesses([found, under, away], [], 0.5) == [found[0], away[0]]
+    assert _keep_guesses([(found[0], None), under, away], [], 0.5) == [found[0], under[0], away[0]]
+    # the top card detected for sure already: its find is dropped, and its outline with it
+    assert _keep_guesses([found, under, away], [top], 0.5) == [under[0], away[0]]
