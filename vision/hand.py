@@ -556,11 +556,12 @@ plaster colour, lies that close above it)."""
 
 
 def _no_plaster_seen(crop: np.ndarray, hidden: np.ndarray, kind: CardKind, flipped: bool,
-                     reach_mm: float = BLISTER_MM / 4) -> bool:
-    """Whether a covered card's strip shows no plaster, at either end's row height, as far as
-    ``reach_mm`` past the centre line (a row of one starts half a plaster left of it)."""
+                     reach_mm: float = BLISTER_MM / 4, both_ends: bool = True) -> bool:
+    """Whether a covered card's strip shows no plaster, at either end's row height (only at the
+    row's height for ``flipped`` without ``both_ends``), as far as ``reach_mm`` past the centre
+    line (a row of one starts half a plaster left of it)."""
     ppx = READ_W / CARD_W_MM
-    for way in (flipped, not flipped):
+    for way in (flipped, not flipped) if both_ends else (flipped,):
         band = _plaster_band(crop, hidden, kind, way, CLEAN_SEARCH_MM)
         if band is None:
             return False
@@ -576,6 +577,11 @@ place clean (:func:`_no_plaster_seen` with :data:`CLEAN_REACH_MM`)."""
 CLEAN_REACH_MM = 1.5
 """How far past the centre line a covered FINISH's strip must reach for a clean band to be no
 blisters (a single plaster, starting 4.1 mm left of it, then shows 5.6 of its 8.2 mm)."""
+CLEAN_ORIENTED = 0.9
+"""A covered FINISH read with at least this orientation confidence (its index read at one end) is
+looked at for plasters at its own row's height only: the other end's, for a card turned round,
+runs through the chequered banner (film 119's F5, 56 columns there taken for plaster marks; the
+hand went unnamed)."""
 
 
 def _count_from_left_end(crop: np.ndarray, hidden: np.ndarray, kind: CardKind, flipped: bool) -> tuple[int, float]:
@@ -950,7 +956,8 @@ def _read_piece(crop: np.ndarray, hidden: np.ndarray | None, shown_mm: float, co
         n, c = _count_from_left_end(crop, hidden, reading.kind, reading.flipped)
         blisters, bconf = (n, c) if c >= ACCEPT else (None, c)
     if (blisters is None and reading.kind is CardKind.FINISH and hidden is not None
-            and _no_plaster_seen(crop, hidden, reading.kind, reading.flipped, CLEAN_REACH_MM)):
+            and _no_plaster_seen(crop, hidden, reading.kind, reading.flipped, CLEAN_REACH_MM,
+                                 both_ends=reading.orientation_confidence < CLEAN_ORIENTED)):
         blisters, bconf = 0, CLEAN_FINISH  # most of a single plaster would show: there is none
     f = reading.field_confidences
     fields = FieldConfidences(kind=f.kind, value=f.value, blisters=bconf, date=f.date)

@@ -460,3 +460,20 @@ def test_a_last_digit_cut_to_a_sliver_is_no_one(text, edge, sliver):
     hidden[:, edge:] = True
     crop[hidden] = PAPER
     assert _one_is_a_sliver(crop, hidden) is sliver
+
+
+def test_a_covered_finish_read_upright_is_looked_at_its_own_rows_height_only():
+    from vision.hand import CLEAN_REACH_MM, _no_plaster_seen
+    from vision.read.reader import BLISTER_H_MM, BLISTER_ROW_MM, CARD_H_MM, CARD_W_MM, READ_H, READ_W
+
+    # A clean FINISH strip with warm marks where the row would be for the card turned round (on
+    # the films its chequered banner): not clean at either end's height, clean at its own.
+    crop, hidden = _covered_crop(CardKind.FINISH, 0, 59.0 / 2 + 2.0)
+    ppx, ppy = READ_W / CARD_W_MM, READ_H / CARD_H_MM
+    y = int((CARD_H_MM - BLISTER_ROW_MM[CardKind.FINISH] - BLISTER_H_MM / 2) * ppy)
+    for x_mm in (8.0, 16.0, 24.0):
+        cv2.ellipse(crop, (int(x_mm * ppx), y), (int(3 * ppx), int(2 * ppy)), 0, 0, 360, PLASTER, -1)
+    assert not _no_plaster_seen(crop, hidden, CardKind.FINISH, False, CLEAN_REACH_MM)
+    assert _no_plaster_seen(crop, hidden, CardKind.FINISH, False, CLEAN_REACH_MM, both_ends=False)
+    # at its own row's height the marks count
+    assert not _no_plaster_seen(crop, hidden, CardKind.FINISH, True, CLEAN_REACH_MM, both_ends=False)
