@@ -768,6 +768,68 @@ def _ink_cut_beside(painted: np.ndarray, hidden: np.ndarray) -> bool:
     return float(ink.any(axis=1).mean()) >= CUT_BESIDE_ROWS
 
 
+def _value_dropped(reading: CardReading, deck: Deck) -> CardReading:
+    """A walk reading whose value is not sure after all, without it; a value beginning as the
+    FINISH's does (a 5 whose second digit may be hidden, or a 5 and a sliver: maybe 50) leaves
+    even the kind unknown (film 113's F4 read as a walk 5)."""
+    value = reading.value
+    out = replace(reading, value=None, field_confidences=replace(reading.field_confidences, value=0.0))
+    if value is not None and deck.finish_value is not None and str(deck.finish_value)[0] == str(value)[0]:
+        out = replace(out, kind=CardKind.UNKNOWN, confidence=0.0, field_confidences=replace(out.field_confidences, kind=0.0))
+    return out
+
+
+@dataclass(frozen=True)
+class _Index:
+    """A covered strip's first corner-index glyph: its left end and width (reading-size crop
+    pixels), the room to the next card's edge right of it, and whether a second digit is seen."""
+
+    x0: int
+    w: int
+    room: int
+    two: bool
+
+
+def _first_index(crop: np.ndarray, hidden: np.ndarray) -> _Index | None:
+    """The first corner-index glyph of a covered card's strip (its border painted over), or None."""
+    frame = _frame_mask(crop, hidden)
+    painted = crop.copy()
+    painted[hidden | frame] = _paper(crop[~(hidden | frame)])
+    a = analyse(painted)
+    glyphs = [g for g in _index_glyphs(a.glyphs) if g.x0 < 0.22 * READ_W]
+    if not glyphs:
+        return None
+    first = glyphs[0]
+    shut = np.nonzero(hidden[first.y0:first.y1].any(axis=0))[0]
+    room = int(shut[0]) - first.x1 if len(shut) else READ_W
+    return _Index(first.x0, first.w, room, _two_digit_index(a.glyphs) is not None)
+
+
+def _lone_digits_checked(readings: list[CardReading], indices: list[_Index | None], deck: Deck) -> list[CardReading]:
+    """A row's readings with the one-digit values dropped that may be a two-digit index whose
+    second digit lies under the next card: the next card's edge closer to the digit than its
+    width, and the digit not right of where the row's two-digit indices begin by ``LONE_SHIFT``
+    of its width (or fewer than two of those in the row to tell by)."""
+    starts = [ix.x0 for r, ix in zip(readings, indices) if ix is not None and ix.two and r.value is not None and r.value >= 10]
+    start = float(np.median(starts)) if len(starts) >= 2 else None
+    out = []
+    for r, ix in zip(readings, indices):
+        if (r.kind is CardKind.WALK and r.value is not None and r.value < 10 and ix is not None and ix.room < ix.w
+                and (start is None or ix.x0 < start + LONE_SHIFT * ix.w)):
+            r = _value_dropped(r, deck)
+        out.append(r)
+    return out
+
+
+LONE_SHIFT = 0.25
+"""A one-digit index is printed centred in its box, right of where a two-digit index's first digit
+begins by 0.35-0.55 of a digit's width on the films' shown hands (113: 0.53; 109, 115: 0.35-0.47);
+first digits of two begin within 0.1 of a width of each other. (A fixed place on the card does
+not tell them apart: the decks' styles put lone digits at 0.22-0.25 of the card's width in films
+109 and 115, first digits of two at 0.19-0.20 in film 113, three of which, their second digit
+under the next card, read alone as 5, 2 and 4 surely.)"""
+
+
 def _one_is_a_sliver(painted: np.ndarray, hidden: np.ndarray) -> bool:
     """Whether a two-digit index's last digit runs into the next card's edge and is narrower
     than a whole 1 of the cards' fonts (:data:`WHOLE_ONE_WIDTH` of its height)."""
@@ -920,7 +982,7 @@ def _read_piece(crop: np.ndarray, hidden: np.ndarray | None, shown_mm: float, co
             (reading.value < 10 and _ink_cut_beside(painted, hidden))
             # the left sliver of a cut 0, 3 or 8 reads as a 1
             or (reading.value >= 10 and reading.value % 10 == 1 and _one_is_a_sliver(painted, hidden))):
-        reading = replace(reading, value=None, field_confidences=replace(reading.field_confidences, value=0.0))
+        reading = _value_dropped(reading, deck)
     reach = shown_mm - config.hidden_margin_mm - CARD_W_MM / 2
     mirror = None
     if reach >= config.mirror_margin_mm:
@@ -1042,7 +1104,8 @@ def _read_row(image: np.ndarray, box: np.ndarray, config: HandConfig) -> ShownHa
     lines = [_fit_line(grad, strip.band, e, ppm, (r[0] + corner, r[1] - corner)) if r is not None else ln
              for e, ln, r in zip(edges[:-1], lines[:-1], spans)] + lines[-1:]
     inverse = np.linalg.inv(strip.matrix)
-    cards = []
+    pieces: list[tuple[np.ndarray, float, bool, CardReading]] = []
+    indices: list[_Index | None] = []
     for i, (x_mid, t) in enumerate(lines[:-1]):
         whole = i == len(lines) - 2
         shown_px = min(width, lines[i + 1][0] - x_mid)
@@ -1060,11 +1123,13 @@ def _read_row(image: np.ndarray, box: np.ndarray, config: HandConfig) -> ShownHa
         shown_mm = CARD_W_MM if whole else min(CARD_W_MM, shown_px / width * CARD_W_MM)
         covers = [(lines[j], spans[j]) for j in range(i + 1, len(lines) - 1)]
         hidden = None if whole else _hidden_mask(corners, covers, mid, config.hidden_margin_mm * ppm)
-        reading = _read_piece(crop, hidden, shown_mm, config)
-        cards.append(HandCard(
-            quad=Quad.from_array(quad_img), shown_mm=shown_mm, whole=whole, kind=reading.kind,
-            value=reading.value, blisters=reading.blisters, flipped=reading.flipped,
-            confidence=reading.confidence, field_confidences=reading.field_confidences))
+        pieces.append((quad_img, shown_mm, whole, _read_piece(crop, hidden, shown_mm, config)))
+        indices.append(_first_index(crop, hidden) if hidden is not None else None)
+    readings = _lone_digits_checked([p[3] for p in pieces], indices, config.deck)
+    cards = [HandCard(quad=Quad.from_array(quad_img), shown_mm=shown_mm, whole=whole, kind=reading.kind,
+                      value=reading.value, blisters=reading.blisters, flipped=reading.flipped,
+                      confidence=reading.confidence, field_confidences=reading.field_confidences)
+             for (quad_img, shown_mm, whole, _), reading in zip(pieces, readings)]
     return ShownHand(Quad.from_array(box), tuple(cards))
 
 

@@ -477,3 +477,28 @@ def test_a_covered_finish_read_upright_is_looked_at_its_own_rows_height_only():
     assert _no_plaster_seen(crop, hidden, CardKind.FINISH, False, CLEAN_REACH_MM, both_ends=False)
     # at its own row's height the marks count
     assert not _no_plaster_seen(crop, hidden, CardKind.FINISH, True, CLEAN_REACH_MM, both_ends=False)
+
+
+def test_a_lone_digit_where_the_rows_two_digit_indices_begin_is_no_value():
+    # A covered strip whose lone digit begins where the row's two-digit indices begin, with the
+    # next card's edge closer to it than its width, may be a two-digit index cut: its value is
+    # dropped (a 5 may be a FINISH's 50: its kind too). Printed centred (a half digit further
+    # right), or with room for a second digit, it stands; without two two-digit indices in the
+    # row to tell by, a cut one is dropped.
+    from vision.hand import _Index, _lone_digits_checked
+    from vision.read.types import CardReading, Deck, FieldConfidences
+
+    def walk(value: int) -> CardReading:
+        return CardReading(kind=CardKind.WALK, value=value, confidence=0.9,
+                           field_confidences=FieldConfidences(kind=0.9, value=0.9))
+
+    deck = Deck.for_game("gladiola")
+    readings = [walk(28), walk(44), walk(5), walk(2), walk(7), walk(3)]
+    indices = [_Index(30, 27, 38, True), _Index(28, 38, 33, True), _Index(30, 34, 4, False),
+               _Index(31, 33, 7, False), _Index(50, 37, 1, False), _Index(30, 35, 40, False)]
+    checked = _lone_digits_checked(readings, indices, deck)
+    assert [(r.kind.value, r.value) for r in checked] == [
+        ("walk", 28), ("walk", 44), ("unknown", None), ("walk", None), ("walk", 7), ("walk", 3)]
+    assert checked[3].field_confidences.value == 0.0 and checked[2].confidence == 0.0
+    alone = _lone_digits_checked(readings[2:], indices[2:], deck)
+    assert [r.value for r in alone] == [None, None, None, 3]
