@@ -89,6 +89,17 @@ def _candidates(card: object, deck: Deck) -> list[Card]:
     return []
 
 
+def _only_free(card: object, taken: frozenset[str], deck: Deck) -> tuple[str, ...]:
+    """For a FINISH or gladiola read as such but its blisters not, the free cards of its kind
+    (none ``taken``) when they all have one blister count (which of them does not change a score;
+    film 119's F4, the only FINISH left, its one plaster unseen in a covered strip); else none."""
+    kind = getattr(getattr(card, "kind", None), "value", None)
+    if getattr(card, "blisters", None) is not None or kind not in (CardKind.FINISH.value, CardKind.GLADIOLA.value):
+        return ()
+    free = [c for c in deck.cards if c.kind.value == kind and c.id not in taken]
+    return tuple(c.id for c in free) if free and len({c.blisters for c in free}) == 1 else ()
+
+
 def hand_ids(hand: object, deck: Deck, taken: frozenset[str] = frozenset()) -> tuple[str, ...] | None:
     """Card ids for every card of a read row (``hand.cards``), or None when any card is unsure
     or names no free card. ``taken``: ids on the table or already shown."""
@@ -198,7 +209,7 @@ class HandWatch:
         out: list[tuple[str, ...] | None] = []
         relabels = 0
         for card in getattr(hand, "cards", ()):
-            ids = tuple(c.id for c in _candidates(card, self.deck))
+            ids = tuple(c.id for c in _candidates(card, self.deck)) or _only_free(card, taken, self.deck)
             if not ids:
                 out.append(None)
                 continue

@@ -295,3 +295,24 @@ def test_no_relabel_unless_one_table_twin_in_an_otherwise_named_row(table, revea
     view = View((len(shown), 3), table=frozenset(table))
     watch = HandWatch(DECK, agree=2)
     assert all(watch.see([row(*shown)], view, revealed) is None for _ in range(5))
+
+
+def test_a_finish_whose_blisters_go_unread_is_named_when_the_free_ones_agree():
+    # A covered FINISH read as one, its blisters not: named when every FINISH still free has one
+    # blister count (any of them scores the same), not while free ones differ.
+    finishes = {c.id: c.blisters for c in DECK.cards if c.kind.value == "finish"}
+    shown = row(card(CardKind.WALK, 17), card(CardKind.FINISH, 50, None), card(CardKind.WALK, 23))
+    count = 1
+    twins = {i for i, b in finishes.items() if b == count}
+    assert len(twins) == 2
+    watch = HandWatch(DECK)
+    view = View((3,), table=frozenset(finishes) - twins)
+    got = [watch.see([shown], view, [None]) for _ in range(3)]
+    assert got[:2] == [None, None] and got[2] is not None
+    assert got[2].cards[0] == "W17" and got[2].cards[1] in twins and got[2].cards[2] == "W23"
+    assert got[2].blisters == blisters_of("W17") + count + blisters_of("W23")
+    # two free FINISH cards of different counts: which one is shown is not known
+    other = next(i for i, b in finishes.items() if b != count)
+    watch = HandWatch(DECK)
+    view = View((3,), table=frozenset(finishes) - {other, min(twins)})
+    assert all(watch.see([shown], view, [None]) is None for _ in range(5))
