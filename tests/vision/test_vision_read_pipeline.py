@@ -280,3 +280,19 @@ def test_a_reading_not_read_by_most_guesses_is_not_taken() -> None:
     few = CardReader(config).read_detections(
         scene.image, [Detection(outline, 1.0, inside=(Quad.from_array(a.corners), outline, outline))]).observations[0]
     assert few.kind.value == "unknown" or few.confidence < 0.5
+
+
+def test_a_card_read_inside_an_outline_flagged_partly_hidden_is_in_full_view() -> None:
+    # A pile seen as pieces gives an outline flagged partly hidden; the top card read at its
+    # guesses lies on top of the pile: reported in full view, with its blisters.
+    scene = render_scene(11, Game.GLADIOLA, SceneConfig(resolution=(960, 540), degrade=False,
+                                                        layout=LayoutKind.SCATTERED, hands=0))
+    truth = next(c for c in scene.truth.cards if c.visible_fraction > 0.97 and c.spec.kind.value == "walk")
+    card = np.asarray(truth.corners, np.float64)
+    outline = Quad.card_order(_grown(card, 0.3, 0.2))
+    reader = CardReader(PipelineConfig(deck=Deck.for_game("gladiola"), tesseract=False))
+    hidden = Detection(outline, 0.6, visible=False, inside=(Quad.card_order(card), Quad.card_order(card + 1.0)))
+    seen = reader.read_detections(scene.image, [hidden]).observations[0]
+    assert (seen.kind.value, seen.value, seen.visible) == ("walk", truth.spec.value, True)
+    again = reader.read_detections(scene.image, [hidden]).observations[0]
+    assert again == seen and again.visible
