@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from synth_cards import background, card_face, card_quad, corner_error, paste_card
-from vision.detect import DetectConfig, detect_cards
+from vision.detect import DetectConfig, _fit_outline, _probe_image, _rescue, detect_cards
 from vision.errors import InvalidImageError
 
 CLASSICAL = DetectConfig(use_segmenter=False)
@@ -225,3 +225,73 @@ def test_fuse_takes_classical_cards_only_where_the_network_is_unsure() -> None:
     assert _fuse([], [card], DetectConfig(), sure_table, shape) == []
     assert _fuse([], [card], DetectConfig(), sure_card, shape) == []
     assert _fuse([], [card], DetectConfig(), unsure, shape) == [card]
+
+
+@pytest.mark.parametrize("bg, angle", [("light", 0), ("wood", 12), ("light", 35), ("dark", 0)])
+def test_card_crossed_by_a_cable_is_found_whole(bg: str, angle: float) -> None:
+    """A thin dark line across a card, near one end (a cable lying over it), cuts its white region
+    in two: the card is found whole, not as its bigger piece (the bridged mask of ``_masks``)."""
+    truth = card_quad((640, 360), 330, angle)
+    img = background(bg, seed=3)
+    paste_card(img, truth, card_face(seed=2))
+    cv2.line(img, (0, 250), (1279, 292), (40, 40, 45), 5, cv2.LINE_AA)
+    dets = detect_cards(img, CLASSICAL)
+    assert len(dets) == 1, [d.quad.to_json() for d in dets]
+    assert corner_error(dets[0].quad.as_array(), truth) < 3.0
+
+
+def test_rescued_card_follows_its_outline_not_a_printed_line() -> None:
+    """A region of card with streaks of table leaking out of one side is rescued as the card: its
+    sides follow the region's outline, not the strong printed frame line just inside the card's
+    edge that the snap to the strongest edge would take."""
+    h, w = 360, 640
+    truth = np.array([[250.0, 80.0], [390.0, 80.0], [390.0, 290.0], [250.0, 290.0]])
+    img = np.full((h, w, 3), 70, np.uint8)
+    cv2.fillPoly(img, [truth.astype(np.int32)], (235, 235, 235))
+    frame = truth + np.array([[12, 12], [-12, 12], [-12, -12], [12, -12]])
+    cv2.polylines(img, [frame.astype(np.int32)], True, (20, 20, 20), 3)
+    region = np.zeros((h, w), np.uint8)
+    cv2.fillPoly(region, [truth.astype(np.int32)], 255)
+    for y in (120, 200, 260):
+        cv2.rectangle(region, (390, y), (560, y + 14), 255, -1)
+    contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    contour = max(contours, key=cv2.contourArea)
+    rescued = _rescue(contour, cv2.contourArea(contour), _probe_image(img), 0.004 * h * w, 0.6 * h * w, DetectConfig())
+    assert rescued is not None
+    assert corner_error(rescued.quad, truth) < 1.5
+
+
+def test_outline_fit_leaves_out_the_image_border() -> None:
+    """The outline of a region cut by the image border runs along the border, which is no card's
+    edge: the side there gets no points and the fit gives nothing (a rough quad inside a clean
+    region gets the region's sides)."""
+    rough = np.array([[106.0, 56.0], [194.0, 56.0], [194.0, 244.0], [106.0, 244.0]])
+    inside = np.array([[[100, 50]], [[200, 50]], [[200, 250]], [[100, 250]]], np.int32)
+    region = np.zeros((300, 400), np.uint8)
+    cv2.drawContours(region, [inside], -1, 255, -1)
+    contour = max(cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0], key=cv2.contourArea)
+    fitted = _fit_outline(contour, rough, 10.0, region.shape)
+    assert fitted is not None
+    assert corner_error(fitted, inside.reshape(4, 2).astype(np.float64)) < 1.0
+    cut = np.zeros((300, 400), np.uint8)
+    cv2.rectangle(cut, (300, 50), (399, 250), 255, -1)  # runs out of view on the right
+    contour = max(cv2.findContours(cut, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0], key=cv2.contourArea)
+    assert _fit_outline(contour, rough + [200.0, 0.0], 10.0, cut.shape) is None
+
+
+def test_a_ring_opened_down_to_a_small_blob_is_not_rescued() -> None:
+    """A broken ring of card border with a print touching it inside (a region filling under half
+    its box) opens to a blob the size of the print: a card-shaped quad with edges all round, but
+    holding far less than half the region (``RESCUE_SHARE``), so no card."""
+    h, w = 360, 640
+    img = np.full((h, w, 3), 60, np.uint8)
+    region = np.zeros((h, w), np.uint8)
+    cv2.rectangle(region, (250, 60), (400, 290), 255, -1)
+    cv2.rectangle(region, (262, 72), (388, 278), 0, -1)  # the ring: 12 px of border
+    cv2.rectangle(region, (388, 150), (400, 200), 0, -1)  # broken on one side (print meeting the edge)
+    cv2.rectangle(region, (262, 72), (322, 162), 255, -1)  # a print joined to it in one corner
+    cv2.rectangle(img, (262, 72), (322, 162), (235, 235, 235), -1)
+    contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    contour = max(contours, key=cv2.contourArea)
+    area = cv2.contourArea(contour)
+    assert _rescue(contour, area, _probe_image(img), 0.004 * h * w, 0.6 * h * w, DetectConfig()) is None
