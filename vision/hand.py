@@ -753,14 +753,10 @@ def _ink_cut_beside(painted: np.ndarray, hidden: np.ndarray) -> bool:
     digit (within :data:`CUT_BESIDE_PX` of the edge, on :data:`CUT_BESIDE_ROWS` of the digit's
     rows or more): a second digit cut down to a sliver the reader does not take for a glyph."""
     a = analyse(painted)
-    glyphs = [g for g in _index_glyphs(a.glyphs) if g.x0 < 0.22 * READ_W]
-    if not glyphs:
+    found = _first_glyph(a.glyphs, hidden)
+    if found is None or found[1] is None:
         return False
-    first = glyphs[0]
-    shut = np.nonzero(hidden[first.y0:first.y1].any(axis=0))[0]
-    if not len(shut):
-        return False
-    edge = int(shut[0])
+    first, edge = found
     lo = max(first.x1 + 1, edge - CUT_BESIDE_PX)
     if lo >= edge:
         return False  # no room between the digit and the edge: nothing to see
@@ -790,18 +786,33 @@ class _Index:
     two: bool
 
 
-def _first_index(crop: np.ndarray, hidden: np.ndarray) -> _Index | None:
-    """The first corner-index glyph of a covered card's strip (its border painted over), or None."""
-    frame = _frame_mask(crop, hidden)
+def _first_glyph(glyphs: list[Blob], hidden: np.ndarray) -> tuple[Blob, int | None] | None:
+    """A painted strip's first corner-index glyph and the first column of the next card at its
+    rows (None when the card is not covered there); None without one."""
+    index = [g for g in _index_glyphs(glyphs) if g.x0 < 0.22 * READ_W]
+    if not index:
+        return None
+    shut = np.nonzero(hidden[index[0].y0:index[0].y1].any(axis=0))[0]
+    return index[0], (int(shut[0]) if len(shut) else None)
+
+
+def _painted(crop: np.ndarray, hidden: np.ndarray, narrow: bool = False) -> np.ndarray:
+    """A covered card's crop with the part under the next card and its border painted paper (see
+    :func:`_frame_mask`)."""
+    frame = _frame_mask(crop, hidden, narrow)
     painted = crop.copy()
     painted[hidden | frame] = _paper(crop[~(hidden | frame)])
-    a = analyse(painted)
-    glyphs = [g for g in _index_glyphs(a.glyphs) if g.x0 < 0.22 * READ_W]
-    if not glyphs:
+    return painted
+
+
+def _first_index(crop: np.ndarray, hidden: np.ndarray) -> _Index | None:
+    """The first corner-index glyph of a covered card's strip (its border painted over), or None."""
+    a = analyse(_painted(crop, hidden))
+    found = _first_glyph(a.glyphs, hidden)
+    if found is None:
         return None
-    first = glyphs[0]
-    shut = np.nonzero(hidden[first.y0:first.y1].any(axis=0))[0]
-    room = int(shut[0]) - first.x1 if len(shut) else READ_W
+    first, edge = found
+    room = edge - first.x1 if edge is not None else READ_W
     return _Index(first.x0, first.w, room, _two_digit_index(a.glyphs) is not None)
 
 
@@ -967,9 +978,7 @@ def _read_piece(crop: np.ndarray, hidden: np.ndarray | None, shown_mm: float, co
     for narrow in (False, True):
         # the border painted FRAME_MM wide, else only as wide as it is (a narrow border leaves
         # the corner index close to it)
-        frame = _frame_mask(crop, hidden, narrow)
-        painted = crop.copy()
-        painted[hidden | frame] = _paper(crop[~(hidden | frame)])
+        painted = _painted(crop, hidden, narrow)
         reading = read_card(painted, deck)
         if reading.kind is CardKind.UNKNOWN:
             reading = _read_cut_index(painted, hidden, deck) or reading
