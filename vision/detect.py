@@ -211,7 +211,9 @@ def detect_cards(image: np.ndarray, config: DetectConfig = DetectConfig()) -> li
                 return _detect_classical(frame, config)
             found = _detect_segmented(frame, segmenter, config, maps)
             if config.fuse_classical or maps.unsure_share() > config.seg_fuse_unsure:
-                found = _fuse(found, _detect_classical(frame, config), config, maps, frame.shape[:2])
+                # (not closed across thin lines: that joins a fan of cards the network sees apart,
+                # and a whole card it does not see is not cut by a line but by its unsureness)
+                found = _fuse(found, _detect_classical(frame, config, bridged=False), config, maps, frame.shape[:2])
             return found
     return _detect_classical(frame, config)
 
@@ -284,8 +286,9 @@ def _fuse(
     return out
 
 
-def _detect_classical(frame: np.ndarray, config: DetectConfig) -> list[Detection]:
-    """The masks-and-contours path (see the module docstring)."""
+def _detect_classical(frame: np.ndarray, config: DetectConfig, bridged: bool = True) -> list[Detection]:
+    """The masks-and-contours path (see the module docstring); ``bridged``: with the mask closed
+    across thin dark lines (see :func:`_masks`)."""
     height, width = frame.shape[:2]
     scale = min(1.0, config.work_max_side / max(height, width))
     if scale < 1.0:
@@ -293,7 +296,7 @@ def _detect_classical(frame: np.ndarray, config: DetectConfig) -> list[Detection
     else:
         small = frame
     probe = _probe_image(small)
-    candidates = _candidates(small, probe, config)
+    candidates = _candidates(small, probe, config, bridged)
     chosen = _select(candidates, small.shape[:2], config, probe)
     gray_full = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
     margin = config.border_margin_frac * max(height, width)
@@ -909,7 +912,7 @@ class _Mask:
     # none is rescued (see :func:`_rescue`), none taken as partly hidden or cut by the image border
 
 
-def _masks(small: np.ndarray, config: DetectConfig) -> list[_Mask]:
+def _masks(small: np.ndarray, config: DetectConfig, bridged: bool = True) -> list[_Mask]:
     """Binary masks of candidate regions."""
     hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
@@ -940,19 +943,20 @@ def _masks(small: np.ndarray, config: DetectConfig) -> list[_Mask]:
     # printed on it, so this is a mask of its own that offers whole cards only, as they are: a
     # rescue would cut a quad of card and wood from its regions (a rendered scene: seed 1600's
     # appia 23, a piece of a card between fingers and the frame border, closed over a printed line).
-    bridged = cv2.morphologyEx(cv2.morphologyEx(otsu, cv2.MORPH_CLOSE, disc), cv2.MORPH_OPEN, disc)
+    closed = cv2.morphologyEx(cv2.morphologyEx(otsu, cv2.MORPH_CLOSE, disc), cv2.MORPH_OPEN, disc) if bridged else None
     otsu = cv2.morphologyEx(otsu, cv2.MORPH_OPEN, disc)
-    return [_Mask(thin, cv2.RETR_LIST), _Mask(thick, cv2.RETR_LIST), _Mask(bright, cv2.RETR_EXTERNAL),
-            _Mask(otsu, cv2.RETR_EXTERNAL), _Mask(bridged, cv2.RETR_EXTERNAL, whole_only=True)]
+    masks = [_Mask(thin, cv2.RETR_LIST), _Mask(thick, cv2.RETR_LIST), _Mask(bright, cv2.RETR_EXTERNAL),
+             _Mask(otsu, cv2.RETR_EXTERNAL)]
+    return masks + [_Mask(closed, cv2.RETR_EXTERNAL, whole_only=True)] if bridged else masks
 
 
-def _candidates(small: np.ndarray, probe: np.ndarray, config: DetectConfig) -> list[_Candidate]:
+def _candidates(small: np.ndarray, probe: np.ndarray, config: DetectConfig, bridged: bool = True) -> list[_Candidate]:
     h, w = small.shape[:2]
     frame_area = float(h * w)
     min_area = config.min_area_frac * frame_area
     max_area = config.max_area_frac * frame_area
     out: list[_Candidate] = []
-    for mask in _masks(small, config):
+    for mask in _masks(small, config, bridged):
         contours, _ = cv2.findContours(mask.image, mask.mode, cv2.CHAIN_APPROX_NONE)
         for contour in contours:
             area = cv2.contourArea(contour)

@@ -238,6 +238,12 @@ def test_card_crossed_by_a_cable_is_found_whole(bg: str, angle: float) -> None:
     dets = detect_cards(img, CLASSICAL)
     assert len(dets) == 1, [d.quad.to_json() for d in dets]
     assert corner_error(dets[0].quad.as_array(), truth) < 3.0
+    # beside the segmenter (findings fused) the classical path goes without the bridged mask: it
+    # would join a fan of cards the network sees apart (film 105's gladiolas)
+    from vision.detect import _masks
+
+    assert [m.whole_only for m in _masks(img, CLASSICAL)] == [False] * 4 + [True]
+    assert [m.whole_only for m in _masks(img, CLASSICAL, bridged=False)] == [False] * 4
 
 
 def test_rescued_card_follows_its_outline_not_a_printed_line() -> None:
