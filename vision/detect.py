@@ -1757,7 +1757,7 @@ TOP_GUESS_SHARE = 0.6
 """... quads that lie on edges as ``TOP_SHARE`` asks along three sides, and along this share of
 the fourth: a top card's side over the same-coloured border of the card below shows no edge but
 its faint shadow (film 119's W41 on W28, 15 fps: its left side 0.75 on edges, its outline read
-as nothing on every frame it lay on top, the move missed; its guesses read 41 at 0.75-0.9)."""
+as nothing on every frame it lay on top, the move missed; its guesses read 41 at 0.75-1.0)."""
 
 
 def _top_card(
