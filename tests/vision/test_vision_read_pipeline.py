@@ -237,15 +237,21 @@ def _grown(corners: np.ndarray, down: float, side: float) -> np.ndarray:
     return c
 
 
-def test_a_card_is_read_at_a_guess_inside_an_outline_that_reads_as_nothing() -> None:
-    # The detector's outline of a pile takes in a strip of the cards below and reads as nothing;
-    # it carries guesses where the top card may lie: the card is read at the guess that reads
-    # surely, reported there, and the next frame takes it from the cache.
+def _pile_top():
+    """A rendered scene, a walk card in full view in it (truth, corners) and an outline taking in
+    a strip below and beside it, as a pile's outline would."""
     scene = render_scene(11, Game.GLADIOLA, SceneConfig(resolution=(960, 540), degrade=False,
                                                         layout=LayoutKind.SCATTERED, hands=0))
     truth = next(c for c in scene.truth.cards if c.visible_fraction > 0.97 and c.spec.kind.value == "walk")
     card = np.asarray(truth.corners, np.float64)
-    outline = Quad.card_order(_grown(card, 0.3, 0.2))
+    return scene, truth, card, Quad.card_order(_grown(card, 0.3, 0.2))
+
+
+def test_a_card_is_read_at_a_guess_inside_an_outline_that_reads_as_nothing() -> None:
+    # The detector's outline of a pile takes in a strip of the cards below and reads as nothing;
+    # it carries guesses where the top card may lie: the card is read at the guess that reads
+    # surely, reported there, and the next frame takes it from the cache.
+    scene, truth, card, outline = _pile_top()
     config = PipelineConfig(deck=Deck.for_game("gladiola"), tesseract=False)
     alone = CardReader(config).read_detections(scene.image, [Detection(outline, 1.0)]).observations[0]
     assert alone.kind.value == "unknown" or alone.confidence < 0.5
@@ -285,11 +291,7 @@ def test_a_reading_not_read_by_most_guesses_is_not_taken() -> None:
 def test_a_card_read_inside_an_outline_flagged_partly_hidden_is_in_full_view() -> None:
     # A pile seen as pieces gives an outline flagged partly hidden; the top card read at its
     # guesses lies on top of the pile: reported in full view, with its blisters.
-    scene = render_scene(11, Game.GLADIOLA, SceneConfig(resolution=(960, 540), degrade=False,
-                                                        layout=LayoutKind.SCATTERED, hands=0))
-    truth = next(c for c in scene.truth.cards if c.visible_fraction > 0.97 and c.spec.kind.value == "walk")
-    card = np.asarray(truth.corners, np.float64)
-    outline = Quad.card_order(_grown(card, 0.3, 0.2))
+    scene, truth, card, outline = _pile_top()
     reader = CardReader(PipelineConfig(deck=Deck.for_game("gladiola"), tesseract=False))
     hidden = Detection(outline, 0.6, visible=False, inside=(Quad.card_order(card), Quad.card_order(card + 1.0)))
     seen = reader.read_detections(scene.image, [hidden]).observations[0]
