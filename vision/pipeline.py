@@ -5,6 +5,10 @@ cached per card: a quad whose corners moved by less than ``cache_px`` and whose 
 thumbnail barely changed is not read again, so a steady frame costs detection plus one tiny warp
 per card. Cards the in-process reader cannot read go, all together, to one Tesseract call.
 
+A pile's outline that takes in the cards below and reads as nothing may come with guesses where
+its top card lies (:attr:`~vision.types.Detection.inside`): they are read, and the card is taken
+where more than half of them read it surely (and cached with the outline).
+
 Two frame-level steps follow the per-card reading: a card that read as nothing and whose quad
 is nearly square in the image (so its long side may have been misjudged) is read once more with
 its corners taken a quarter turn round; and bare stone tiles get a size class by measuring
