@@ -406,12 +406,18 @@ def _detect_segmented(
         completed = k in grown
         quad = grown.get(k, piece.quad)
         quad_area = abs(_shoelace(quad))
-        if not (min_area <= quad_area <= max_area) or not _plausible_shape(quad, config):
+        if not (min_area <= quad_area <= max_area):
             continue
         at_border = _touches_border(quad, mw, mh, 1.5)
-        # a partly hidden piece too big for one card, not at the border: a pile seen as one
+        shapeless = not _plausible_shape(quad, config)
+        # a partly hidden piece too big for one card, or of a card's size or more but no card's
+        # shape (cards sticking out from under it on two sides: film 123's W39 on the START card),
+        # not at the border: a pile seen as one
         pile = (config.refine and occluded and not at_border and not completed
-                and 1.6 * typical_area < quad_area <= PILE_AREA * typical_area)
+                and (1.6 * typical_area < quad_area or (shapeless and typical_area <= quad_area))
+                and quad_area <= PILE_AREA * typical_area)
+        if shapeless and not pile:
+            continue
         if typical_area > 0 and (occluded or at_border) and not pile:
             # Pieces of cards (split by fingers, slivers of a fan) must have a card's size.
             low = config.min_piece_frac if at_border and not occluded else 0.6
