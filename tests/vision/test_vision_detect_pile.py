@@ -251,3 +251,21 @@ def test_a_guess_nearly_the_outline_a_card_was_found_inside_is_dropped() -> None
     assert _keep_guesses([(found[0], None), under, away], [], 0.5) == [found[0], under[0], away[0]]
     # the top card detected for sure already: its find is dropped, and its outline with it
     assert _keep_guesses([found, under, away], [top], 0.5) == [under[0], away[0]]
+
+
+def test_a_pile_of_no_cards_shape_little_bigger_than_a_card_is_searched_for_its_top_card() -> None:
+    # Two cards stick out from under the top card, one at each long side (film 123's W39 on the
+    # START card): the pile's region is less than 1.6 times a card but of no card's shape. It is
+    # searched for its top card, not dropped; a lone card elsewhere gives the typical size.
+    from vision.detect import _plausible_shape
+
+    lone = _card_at(300, 360)
+    left, right, top = _card_at(775, 360), _card_at(825, 360), _card_at(800, 360, 2.0)
+    image = cv2.cvtColor(_frame([lone, left, right, top]), cv2.COLOR_GRAY2BGR)
+    hull = _hull(left, right, top)
+    assert not _plausible_shape(cv2.boxPoints(cv2.minAreaRect(hull.astype(np.float32))).astype(np.float64), DetectConfig())
+    maps = _maps([lone, hull], [lone, top], 0.55)
+    found = _detect_segmented(image, _MapsOf(maps), DetectConfig(seg_zoom=1.0), maps)  # type: ignore[arg-type]
+    near_pile = [d for d in found if abs(d.quad.as_array()[:, 0].mean() - 800) < 60]
+    assert len(near_pile) == 1 and near_pile[0].visible
+    assert _corner_error(top, near_pile[0].quad.as_array()) < 6.0
