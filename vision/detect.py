@@ -1077,10 +1077,8 @@ def _fit_outline(contour: np.ndarray, quad: np.ndarray, radius: float, shape: tu
         if len(near) < max(5.0, OUTLINE_SEEN * 0.8 * length):
             return None
         lines.append(_robust_line(near))
-    corners = [_line_intersection(lines[(s - 1) % 4], lines[s]) for s in range(4)]
-    if any(c is None for c in corners):
-        return None
-    return _clockwise(np.array(corners))
+    corners = _side_corners(lines)
+    return _clockwise(corners) if corners is not None else None
 
 
 def _snap(probe: np.ndarray, quad: np.ndarray, radius: float, samples: int = 32) -> np.ndarray | None:
@@ -1106,10 +1104,8 @@ def _snap(probe: np.ndarray, quad: np.ndarray, radius: float, samples: int = 32)
             return None
         p = base[s][strong[s]] + pos[s][strong[s]][:, None] * normals[s]
         lines.append(_robust_line(p))
-    corners = [_line_intersection(lines[(s - 1) % 4], lines[s]) for s in range(4)]
-    if any(c is None for c in corners):
-        return None
-    return _clockwise(np.array(corners))
+    corners = _side_corners(lines)
+    return _clockwise(corners) if corners is not None else None
 
 
 def _robust_line(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -1282,13 +1278,9 @@ def _fit_sides(contour: np.ndarray, quad: np.ndarray) -> np.ndarray | None:
             continue
         line = cv2.fitLine(pts[sel].astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
         lines.append((np.array(line[2:4], np.float64), np.array(line[0:2], np.float64)))
-    out = []
-    for s in range(4):
-        c = _line_intersection(lines[(s - 1) % 4], lines[s])
-        if c is None:
-            return None
-        out.append(c)
-    new = np.array(out)
+    new = _side_corners(lines)
+    if new is None:
+        return None
     if np.linalg.norm(new - quad, axis=1).max() > 0.15 * float(np.linalg.norm(quad[2] - quad[0])):
         return None
     return _clockwise(new)
@@ -1541,6 +1533,13 @@ def _iou(a: _Candidate, b: _Candidate) -> float:
 # ----------------------------------------------------------------------------- refinement
 
 
+def _side_corners(lines: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray | None:
+    """The corners (4, 2) where a quad's side lines (side k from corner k to k + 1, each a point
+    and a direction) cross, corner k on sides k - 1 and k; None when two neighbours do not cross."""
+    corners = [_line_intersection(lines[(s - 1) % 4], lines[s]) for s in range(4)]
+    return None if any(c is None for c in corners) else np.array(corners)
+
+
 def _line_intersection(l1: tuple[np.ndarray, np.ndarray], l2: tuple[np.ndarray, np.ndarray]) -> np.ndarray | None:
     p, d = l1
     q, e = l2
@@ -1610,13 +1609,9 @@ def _refine_once(
         resid = np.abs((pts_s - p) @ np.array([d[1], -d[0]]))
         supported += int((resid < 1.5).sum())
         lines.append((p, d))
-    new = []
-    for s in range(4):
-        corner = _line_intersection(lines[(s - 1) % 4], lines[s])
-        if corner is None:
-            return None, 0.0
-        new.append(corner)
-    new_quad = np.array(new)
+    new_quad = _side_corners(lines)
+    if new_quad is None:
+        return None, 0.0
     # Reject refinements that moved a corner absurdly far (lost the card).
     if np.linalg.norm(new_quad - quad, axis=1).max() > 4 * radius + 0.05 * float(lengths.max()):
         return quad, supported / (4 * n)
