@@ -1132,8 +1132,11 @@ def _read_row(image: np.ndarray, box: np.ndarray, config: HandConfig) -> ShownHa
         shown_mm = CARD_W_MM if whole else min(CARD_W_MM, shown_px / width * CARD_W_MM)
         covers = [(lines[j], spans[j]) for j in range(i + 1, len(lines) - 1)]
         hidden = None if whole else _hidden_mask(corners, covers, mid, config.hidden_margin_mm * ppm)
-        pieces.append((quad_img, shown_mm, whole, _read_piece(crop, hidden, shown_mm, config)))
-        indices.append(_first_index(crop, hidden) if hidden is not None else None)
+        reading = _read_piece(crop, hidden, shown_mm, config)
+        pieces.append((quad_img, shown_mm, whole, reading))
+        # (only a covered walk with a value is checked, or tells where two-digit indices begin)
+        walk = reading.kind is CardKind.WALK and reading.value is not None
+        indices.append(_first_index(crop, hidden) if hidden is not None and walk else None)
     readings = _lone_digits_checked([p[3] for p in pieces], indices, config.deck)
     cards = [HandCard(quad=Quad.from_array(quad_img), shown_mm=shown_mm, whole=whole, kind=reading.kind,
                       value=reading.value, blisters=reading.blisters, flipped=reading.flipped,
