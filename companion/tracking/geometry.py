@@ -84,8 +84,10 @@ def quad_iou(a: Quad, b: Quad) -> float:
 
 
 def corner_shift(a: Quad, b: Quad) -> float:
-    """Largest distance between corresponding corners of two quads."""
-    return max(math.dist(p, q) for p, q in zip(a.corners, b.corners))
+    """Largest distance between corresponding corners of two quads, corners paired the way round
+    that makes it least: one outline whichever corner comes first (a card read upside down has
+    its corners listed from the other end: film 124's pile outlined the same, read and unread)."""
+    return min(max(math.dist(p, b.corners[(k + i) % 4]) for i, p in enumerate(a.corners)) for k in range(4))
 
 
 def centroid_shift(a: Quad, b: Quad) -> float:
