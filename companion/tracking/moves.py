@@ -710,12 +710,14 @@ class _Wrong:
     def lies(self, date: valais.CardDate, j0: int, j1: int, ids: Sequence[int]) -> bool:
         """Whether a card reading ``date`` seen between accepted cards ``j0`` and ``j1`` (timeline
         indices into ``ids``; -1 and len for the ends) may be this one, still where it was put:
-        the same date, in a stretch of the row that overlaps the one between the neighbours it
-        was put between (a neighbour misread or unseen widens the stretch seen; a card accepted
-        since narrows it)."""
+        the same date (or the same year, its day and month now read or not: film 125's
+        1886-04-20 was judged as 1886, then read whole), in a stretch of the row that overlaps
+        the one between the neighbours it was put between (a neighbour misread or unseen widens
+        the stretch seen; a card accepted since narrows it)."""
         low = ids.index(self.left) if self.left in ids else -1
         high = ids.index(self.right) if self.right in ids else len(ids)
-        return date == self.date and j0 < high and j1 > low
+        same = date == self.date or (date.year == self.date.year and (date.month is None) != (self.date.month is None))
+        return same and j0 < high and j1 > low
 
 
 def _resembles(read: valais.CardDate, accepted: valais.CardDate) -> bool:

@@ -615,6 +615,22 @@ def test_valais_a_wrong_card_whose_neighbour_goes_unread_is_not_judged_again():
     assert [(m.action.card.date.year, m.action.position) for _, m in moves] == [(1862, 3)]
 
 
+def test_valais_a_wrong_card_read_whole_after_its_verdict_is_not_judged_again():
+    # Film 125: a card put in out of order is read as 1886 while it settles and judged wrong,
+    # then read whole (1886-04-20) while it still lies there: the same card, not one more.
+    catalogue = valais.load_catalogue()
+    film = Film(seed=18)
+    film.still(centred_row(["1816", "1920", "1990"]), 20)
+    year = centred_row(["1816", "1920", "1990", "1886"])
+    film.lay(year[:3], year[3])
+    film.still(year, 20)
+    film.still(centred_row(["1816", "1920", "1990", "1886-04-20"]), 30)
+    observer = observer_of_row(catalogue)
+    moves, verdicts = play(Tracker("valais", data=catalogue), film, observer)
+    assert [(m.action.card.date, m.action.position) for _, m in moves] == [(valais.CardDate(1886), 3)]
+    assert "wrong" in " ".join(verdicts[0].messages)
+
+
 def test_valais_a_card_put_in_after_the_game_ended_by_the_count_reopens_it():
     # The count ended the game (player 2 out of cards, a draw missed), but the players go on:
     # the table overrules, player 2 is given the missed card and both placements are judged.
