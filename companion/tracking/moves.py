@@ -516,9 +516,19 @@ class ValaisMoves:
                 self._wrong.append(self._judged)
             self._judged = None
 
-    def _seen(self, date: valais.CardDate) -> tuple[valais.SeenCard, tuple[str, ...]]:
+    def _free(self, date: valais.CardDate) -> list[valais.Card]:
+        """The catalogue cards not in the timeline that show ``date``; for a year read alone when
+        none does, those showing a full date in that year (its day and month not read: film 125's
+        1852-12-21 read as 1852 while the deck's one 1852 lay in the timeline)."""
         used = {seen.card_id for seen in self._timeline}
         same = [c for c in self.catalogue.cards if c.date == date and c.card_id not in used]
+        if not same and date.month is None:
+            same = [c for c in self.catalogue.cards
+                    if c.date.year == date.year and c.date.month is not None and c.card_id not in used]
+        return same
+
+    def _seen(self, date: valais.CardDate) -> tuple[valais.SeenCard, tuple[str, ...]]:
+        same = self._free(date)
         same.sort(key=lambda c: c.card_id in self._discarded)  # a card judged wrong went to the discards
         if same:
             notes = () if len(same) == 1 else (f"{len(same)} catalogue cards show {date}: took card {same[0].card_id}",)
@@ -528,10 +538,9 @@ class ValaisMoves:
         return valais.SeenCard(card_id, date), (f"no catalogue card shows {date}: recorded as card {card_id}",)
 
     def _used_up(self, date: valais.CardDate) -> bool:
-        """Whether the deck has cards with ``date`` and all of them lie in the timeline."""
-        used = {seen.card_id for seen in self._timeline}
-        same = [c.card_id for c in self.catalogue.cards if c.date == date]
-        return bool(same) and all(card_id in used for card_id in same)
+        """Whether the deck has cards with ``date`` and all of them lie in the timeline (and, for
+        a year read alone, no card of that year's with a full date is left, see :meth:`_free`)."""
+        return any(c.date == date for c in self.catalogue.cards) and not self._free(date)
 
     def _row(self, cards: Sequence[SettledCard]) -> list[SettledCard]:
         """The cards lying in the row (timeline cards, and cards not read at all), in row order;

@@ -631,6 +631,25 @@ def test_valais_a_wrong_card_read_whole_after_its_verdict_is_not_judged_again():
     assert "wrong" in " ".join(verdicts[0].messages)
 
 
+def test_valais_a_year_read_alone_is_the_free_card_of_that_year_with_a_full_date():
+    # Film 125: 1852-12-21 read as 1852 while the deck's one card showing 1852 lies in the
+    # timeline: the card of that year with a day and month, not "used up" and missed.
+    catalogue = valais.load_catalogue()
+    film = Film(seed=19)
+    film.still(centred_row(["1816", "1920", "1990"]), 20)
+    one = centred_row(["1816", "1886", "1920", "1990"])
+    film.lay(one[:1] + one[2:], one[1])
+    film.still(one, 20)
+    two = centred_row(["1816", "1886", "1886", "1920", "1990"])
+    film.lay(two[:2] + two[3:], two[2])
+    film.still(two, 20)
+    observer = observer_of_row(catalogue)
+    moves, verdicts = play(Tracker("valais", data=catalogue), film, observer)
+    assert [(m.action.card.card_id, m.action.card.date, m.action.position) for _, m in moves] == [
+        (79, valais.CardDate(1886), 1), (80, valais.CardDate(1886, 4, 20), 2)]
+    assert all("correct" in " ".join(v.messages) for v in verdicts)
+
+
 def test_valais_a_card_put_in_after_the_game_ended_by_the_count_reopens_it():
     # The count ended the game (player 2 out of cards, a draw missed), but the players go on:
     # the table overrules, player 2 is given the missed card and both placements are judged.
