@@ -1057,6 +1057,17 @@ def _hidden_mask(corners: np.ndarray, covers: list[tuple[tuple[float, float], tu
     return hidden
 
 
+def _printed_on_top(edges: list[_Edge], card_w: float, tolerance: float) -> list[_Edge]:
+    """``edges`` without the one printed on the top card: when the last two edges are no card's
+    width apart but the last and the third last are, and the edge between is weaker than both
+    (film 121: a gladiola's stem standing upright in the strip, the row then not read at all)."""
+    if len(edges) < 4 or abs((edges[-1].hi - edges[-2].lo) / card_w - 1) <= tolerance:
+        return edges
+    if abs((edges[-1].hi - edges[-3].lo) / card_w - 1) > tolerance or edges[-2].share >= min(edges[-1].share, edges[-3].share):
+        return edges
+    return edges[:-2] + edges[-1:]
+
+
 def _read_row(image: np.ndarray, box: np.ndarray, config: HandConfig) -> ShownHand | None:
     """Read the cards of one row rectangle, or None when it is no row of cards."""
     ppm = config.px_per_mm
@@ -1064,7 +1075,7 @@ def _read_row(image: np.ndarray, box: np.ndarray, config: HandConfig) -> ShownHa
     for turn in (False, True):
         strip = _warp_strip(image, box, config, turn)
         profile, slant = _edge_profile(strip.image, strip.band, config)
-        edges = _edges(profile, slant, config)
+        edges = _printed_on_top(_edges(profile, slant, config), card_w, config.whole_tolerance)
         if len(edges) < 3:
             return None
         last = edges[-1].hi - edges[-2].lo

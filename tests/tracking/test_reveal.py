@@ -10,7 +10,7 @@ from companion.errors import CompanionError
 from companion.games.gladiola import load_deck
 from companion.tracking.reveal import RECOUNT_AGREE, HandWatch, RevealedHand, hand_ids, next_player
 from vision.hand import HandCard, ShownHand
-from vision.types import CardKind, Quad
+from vision.types import CardKind, FieldConfidences, Quad
 
 DECK = load_deck()
 QUAD = Quad(((0.0, 0.0), (59.0, 0.0), (59.0, 91.0), (0.0, 91.0)))
@@ -73,6 +73,16 @@ def test_a_blister_count_that_contradicts_the_value_makes_it_unsure():
     right = blisters_of("W17")
     assert hand_ids(row(card(CardKind.WALK, 17, right)), DECK) == ("W17",)
     assert hand_ids(row(card(CardKind.WALK, 17, right + 1)), DECK) is None
+
+
+def test_a_value_read_surer_than_a_contradicting_blister_count_names_the_card():
+    wrong = blisters_of("W17") + 1
+    surer = HandCard(QUAD, 34.0, False, CardKind.WALK, 17, wrong,
+                     field_confidences=FieldConfidences(kind=1.0, value=1.0, blisters=0.6))
+    assert hand_ids(row(surer), DECK) == ("W17",)
+    unsure = HandCard(QUAD, 34.0, False, CardKind.WALK, 17, wrong,
+                      field_confidences=FieldConfidences(kind=1.0, value=0.6, blisters=0.9))
+    assert hand_ids(row(unsure), DECK) is None
 
 
 def test_next_player_in_seat_order_skips_shown_and_empty_hands():

@@ -502,3 +502,29 @@ def test_a_lone_digit_where_the_rows_two_digit_indices_begin_is_no_value():
     assert checked[3].field_confidences.value == 0.0 and checked[2].confidence == 0.0
     alone = _lone_digits_checked(readings[2:], indices[2:], deck)
     assert [r.value for r in alone] == [None, None, None, 3]
+
+
+def _edges_mm(*pairs: tuple[float, float]) -> list:
+    """Card edges across a strip at 4 px/mm, as (millimetres, share of the height)."""
+    from vision.hand import _Edge
+
+    return [_Edge(4 * mm, 4 * mm - 2, 4 * mm + 2, 0.0, share) for mm, share in pairs]
+
+
+def test_an_upright_line_printed_on_the_top_card_is_no_card_edge():
+    # Film 121: a gladiola on top of the row, its stem standing upright in the strip, gave one
+    # edge too many, the top card looked half as wide as a card and the row was not read.
+    from vision.hand import _printed_on_top
+    from vision.read.reader import CARD_W_MM
+
+    card_w = 4 * CARD_W_MM
+    row = [(0, 0.8), (28, 0.8), (56, 0.8), (84, 0.8)]
+    stem = (84 + 30, 0.55)
+    right = (84 + CARD_W_MM, 0.8)
+    assert [e.x for e in _printed_on_top(_edges_mm(*row, stem, right), card_w, 0.12)] == \
+        [e.x for e in _edges_mm(*row, right)]
+    # an edge as strong as the cards' own is left: a card's edge, the row is then no row
+    strong = _edges_mm(*row, (84 + 30, 0.9), right)
+    assert _printed_on_top(strong, card_w, 0.12) == strong
+    plain = _edges_mm(*row, right)
+    assert _printed_on_top(plain, card_w, 0.12) == plain
