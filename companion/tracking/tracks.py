@@ -329,6 +329,14 @@ def _stands_in(outline: Quad, missing: Quad) -> bool:
     return missing.area > 0 and polygon_area(clip_convex(missing.corners, outline.corners)) >= STAND_IN_COVER * missing.area
 
 
+def _counted_anew(old: Reading, new: Reading) -> bool:
+    """Whether ``new`` is ``old``'s walk card (one km value, printed on one card only) with its
+    blister count read anew: the same card lying there all along, its rest not restarted (film
+    111's W16 read bare, then with its 5 blisters just as it would have settled)."""
+    return (old.kind is CardKind.WALK and old.value is not None
+            and replace(old, blisters=None) == replace(new, blisters=None))
+
+
 def _takes_in(outline: Quad, card: Quad) -> bool:
     """Whether ``outline`` holds nearly all of ``card`` and is little bigger (see
     ``TAKES_IN_COVER`` and ``TAKES_IN_GROWTH``): the card outlined together with a piece of the
@@ -499,7 +507,7 @@ class CardTracker:
                 # turns into its reading at once, with a hand still over it)
                 agreeing = self._agreeing(track, track.reading)
                 track.glimpsed = (track.glimpsed + [Glimpse(track.reading, agreeing)])[-GLIMPSES_KEPT:]
-            if track.reading is not None:
+            if track.reading is not None and not _counted_anew(track.reading, majority):
                 # the card changed when the new reading started to be seen, not when it won
                 track.last_change = max(track.last_change, since)
                 if track.reading.known and replace(majority, blisters=None) != replace(track.reading, blisters=None):

@@ -262,6 +262,18 @@ def test_skin_fraction_measures_skin_coloured_area(patch):
     assert skin_fraction(image, (0, 0, 100, 10)) == pytest.approx(1.0 if patch >= 10 else 0.0)
 
 
+def test_a_walk_whose_blisters_are_read_late_settles_from_when_it_came_to_rest():
+    # Film 111: W16 read bare for a few frames, then with its blister count as well, just as it
+    # would have settled; the count read anew is the same card, its rest goes on.
+    film = Film()
+    bare = SETTLE_FRAMES - 1
+    for _ in range(bare):
+        film.frame([W30.obs(blisters=None)])
+    film.still([W30], 30)
+    events = settled(run(CardTracker(), film))
+    assert [(i, e.card.reading.blisters) for i, e in events] == [(SETTLE_FRAMES, 4)]
+
+
 def test_an_outline_flickering_between_two_shapes_is_not_a_move():
     # The detector sees a pile's top card now alone, now run together with the edges below it
     # (then unread): the pile is at rest, and a card laid elsewhere still settles on time.
