@@ -502,6 +502,15 @@ def centred_row(dates: list[str]) -> list[Card]:
     return [timeline(640 + 125 * (k - (len(dates) - 1) / 2), d) for k, d in enumerate(dates)]
 
 
+def lay_into_row(film: Film, dates: list[str], index: int, frames: int = 20) -> list[Card]:
+    """A hand lays the card at ``index`` of the centred row ``dates`` among the others; then
+    ``frames`` calm frames. Returns the row."""
+    row = centred_row(dates)
+    film.lay(row[:index] + row[index + 1:], row[index])
+    film.still(row, frames)
+    return row
+
+
 def observer_of_row(catalogue: valais.Catalogue) -> valais.Observer:
     """A Valais*Wallis observer whose timeline holds 1816, 1920 and 1990."""
     observer = valais.Observer.start(2, 0, first_card=5, catalogue=catalogue)
@@ -621,9 +630,7 @@ def test_valais_a_wrong_card_read_whole_after_its_verdict_is_not_judged_again():
     catalogue = valais.load_catalogue()
     film = Film(seed=18)
     film.still(centred_row(["1816", "1920", "1990"]), 20)
-    year = centred_row(["1816", "1920", "1990", "1886"])
-    film.lay(year[:3], year[3])
-    film.still(year, 20)
+    lay_into_row(film, ["1816", "1920", "1990", "1886"], 3)
     film.still(centred_row(["1816", "1920", "1990", "1886-04-20"]), 30)
     observer = observer_of_row(catalogue)
     moves, verdicts = play(Tracker("valais", data=catalogue), film, observer)
@@ -637,12 +644,8 @@ def test_valais_a_year_read_alone_is_the_free_card_of_that_year_with_a_full_date
     catalogue = valais.load_catalogue()
     film = Film(seed=19)
     film.still(centred_row(["1816", "1920", "1990"]), 20)
-    one = centred_row(["1816", "1886", "1920", "1990"])
-    film.lay(one[:1] + one[2:], one[1])
-    film.still(one, 20)
-    two = centred_row(["1816", "1886", "1886", "1920", "1990"])
-    film.lay(two[:2] + two[3:], two[2])
-    film.still(two, 20)
+    lay_into_row(film, ["1816", "1886", "1920", "1990"], 1)
+    lay_into_row(film, ["1816", "1886", "1886", "1920", "1990"], 2)
     observer = observer_of_row(catalogue)
     moves, verdicts = play(Tracker("valais", data=catalogue), film, observer)
     assert [(m.action.card.card_id, m.action.card.date, m.action.position) for _, m in moves] == [
@@ -656,12 +659,8 @@ def test_valais_a_card_put_in_after_the_game_ended_by_the_count_reopens_it():
     catalogue = valais.load_catalogue()
     film = Film(seed=17)
     film.still(centred_row(["1816", "1920", "1990"]), 20)
-    one_more = centred_row(["1816", "1862", "1920", "1990"])
-    film.lay(one_more[:1] + one_more[2:], one_more[1])
-    film.still(one_more, 20)
-    two_more = centred_row(["1816", "1862", "1920", "1990", "2008"])
-    film.lay(two_more[:-1], two_more[-1])
-    film.still(two_more, 20)
+    lay_into_row(film, ["1816", "1862", "1920", "1990"], 1)
+    lay_into_row(film, ["1816", "1862", "1920", "1990", "2008"], 4)
     data = observer_of_row(catalogue).to_json()
     observer = valais.Observer.from_json({**data, "hands": [4, 0], "over": True, "winners": [1], "turn_pos": 2})
     assert observer.is_over()
