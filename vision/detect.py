@@ -412,10 +412,11 @@ def _detect_segmented(
         shapeless = not _plausible_shape(quad, config)
         # a partly hidden piece too big for one card, or of a card's size or more but no card's
         # shape (cards sticking out from under it on two sides: film 123's W39 on the START card),
-        # not at the border: a pile seen as one
+        # not at the border: a pile seen as one; with no card in full view to give the size, a
+        # piece of no card's shape (film 129: the walk pile alone on the table, lost 14 frames)
         pile = (config.refine and occluded and not at_border and not completed
                 and (1.6 * typical_area < quad_area or (shapeless and typical_area <= quad_area))
-                and quad_area <= PILE_AREA * typical_area)
+                and (quad_area <= PILE_AREA * typical_area or (shapeless and typical_area <= 0)))
         if shapeless and not pile:
             continue
         if typical_area > 0 and (occluded or at_border) and not pile:

@@ -269,3 +269,18 @@ def test_a_pile_of_no_cards_shape_little_bigger_than_a_card_is_searched_for_its_
     near_pile = [d for d in found if abs(d.quad.as_array()[:, 0].mean() - 800) < 60]
     assert len(near_pile) == 1 and near_pile[0].visible
     assert _corner_error(top, near_pile[0].quad.as_array()) < 6.0
+
+
+def test_a_pile_of_no_cards_shape_alone_on_the_table_is_searched_for_its_top_card() -> None:
+    # As above with no card in full view anywhere (film 129: the walk pile alone on the table,
+    # found on no frame for 14 frames): no typical size to weigh the pile by, still searched.
+    from vision.detect import _plausible_shape
+
+    left, right, top = _card_at(775, 360), _card_at(825, 360), _card_at(800, 360, 2.0)
+    image = cv2.cvtColor(_frame([left, right, top]), cv2.COLOR_GRAY2BGR)
+    hull = _hull(left, right, top)
+    assert not _plausible_shape(cv2.boxPoints(cv2.minAreaRect(hull.astype(np.float32))).astype(np.float64), DetectConfig())
+    maps = _maps([hull], [top], 0.55)
+    found = _detect_segmented(image, _MapsOf(maps), DetectConfig(seg_zoom=1.0), maps)  # type: ignore[arg-type]
+    assert len(found) == 1 and found[0].visible
+    assert _corner_error(top, found[0].quad.as_array()) < 6.0
