@@ -1063,7 +1063,8 @@ def _printed_on_top(edges: list[_Edge], card_w: float, tolerance: float) -> list
     (film 121: a gladiola's stem standing upright in the strip, the row then not read at all)."""
     if len(edges) < 4 or abs((edges[-1].hi - edges[-2].lo) / card_w - 1) <= tolerance:
         return edges
-    if abs((edges[-1].hi - edges[-3].lo) / card_w - 1) > tolerance or edges[-2].share >= min(edges[-1].share, edges[-3].share):
+    spans_a_card = abs((edges[-1].hi - edges[-3].lo) / card_w - 1) <= tolerance
+    if not spans_a_card or edges[-2].share >= min(edges[-1].share, edges[-3].share):
         return edges
     return edges[:-2] + edges[-1:]
 

@@ -725,7 +725,8 @@ class _Wrong:
         the stretch seen; a card accepted since narrows it)."""
         low = ids.index(self.left) if self.left in ids else -1
         high = ids.index(self.right) if self.right in ids else len(ids)
-        same = date == self.date or (date.year == self.date.year and (date.month is None) != (self.date.month is None))
+        printed_apart = (date.month is None) != (self.date.month is None)
+        same = date == self.date or (printed_apart and _resembles(date, self.date))
         return same and j0 < high and j1 > low
 
 

@@ -30,8 +30,8 @@ How it decides:
   of the established cards moved or vanished in that frame (not where another outline seen in
   that frame overlaps the vanished one much or covers most of it: the same cards outlined
   another way, e.g. a whole fan as one card; nor a card last seen, or now seen, partly hidden:
-  a card under another is outlined now more, now less of it, now not at all). Nothing is concluded while busy, and the settle
-  clock of every card restarts when the table calms down.
+  a card under another is outlined now more, now less of it, now not at all). Nothing is
+  concluded while busy, and the settle clock of every card restarts when the table calms down.
 * **Removal.** A settled card unseen for ``lost_seconds`` of calm table is removed. A card that
   never settled (carried across by a hand) disappears silently. A card counts as unstable only
   during the first ``settle_seconds`` after it vanished: a card hidden by a resting hand for
@@ -523,7 +523,8 @@ class CardTracker:
         outlined unread with a piece of the card below it (see :func:`_takes_in`)."""
         if not _same_card(track.reading, obs):
             return False
-        return self._near(track.anchor, obs.quad) or (obs.kind is CardKind.UNKNOWN and _takes_in(obs.quad, track.anchor))
+        unread = obs.kind is CardKind.UNKNOWN
+        return self._near(track.anchor, obs.quad) or (unread and _takes_in(obs.quad, track.anchor))
 
     @staticmethod
     def _near(rest: Quad, quad: Quad) -> bool:
