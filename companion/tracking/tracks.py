@@ -326,7 +326,14 @@ def _stands_in(outline: Quad, missing: Quad) -> bool:
     another way (see ``STAND_IN_IOU`` and ``STAND_IN_COVER``)."""
     if quad_iou(outline, missing) >= STAND_IN_IOU:
         return True
-    return missing.area > 0 and polygon_area(clip_convex(missing.corners, outline.corners)) >= STAND_IN_COVER * missing.area
+    return _share_inside(missing, outline) >= STAND_IN_COVER
+
+
+def _share_inside(card: Quad, outline: Quad) -> float:
+    """The share of ``card``'s area that lies inside ``outline`` (0 for a card of no area)."""
+    if card.area <= 0:
+        return 0.0
+    return polygon_area(clip_convex(card.corners, outline.corners)) / card.area
 
 
 def _counted_anew(old: Reading, new: Reading) -> bool:
@@ -341,8 +348,7 @@ def _takes_in(outline: Quad, card: Quad) -> bool:
     """Whether ``outline`` holds nearly all of ``card`` and is little bigger (see
     ``TAKES_IN_COVER`` and ``TAKES_IN_GROWTH``): the card outlined together with a piece of the
     card below it (film 126's W36 on the walk pile, read on the frames before and after)."""
-    return (card.area > 0 and outline.area <= TAKES_IN_GROWTH * card.area
-            and polygon_area(clip_convex(card.corners, outline.corners)) >= TAKES_IN_COVER * card.area)
+    return card.area > 0 and outline.area <= TAKES_IN_GROWTH * card.area and _share_inside(card, outline) >= TAKES_IN_COVER
 
 
 def _votes(obs: CardObservation, cfg: TrackConfig) -> bool:
