@@ -106,6 +106,12 @@ def _sure(reading: CardReading | None) -> bool:
     return reading is not None and reading.kind is not CardKind.UNKNOWN and reading.confidence >= SURE_CONFIDENCE
 
 
+def _whole_print(reading: CardReading) -> bool:
+    """Whether a reading cannot be a fragment of a longer print cut by a bad quad: no date (a
+    year may lose a digit) and no value, or one of two digits (no deck prints three)."""
+    return reading.date is None and (reading.value is None or reading.value >= 10)
+
+
 def _thumb(image: np.ndarray, quad: Quad) -> np.ndarray:
     """A small gray thumbnail of the card (orientation as in :meth:`Quad.card_order`)."""
     src = Quad.card_order(quad.as_array()).as_array().astype(np.float32)
@@ -253,7 +259,10 @@ class CardReader:
         :attr:`Detection.inside`): the quad, reading and crop of the surest reading of the
         (kind, value, year) more than half the guesses read surely; None when there is none.
         (Guesses cutting through the card may read a fragment of its print: film 101's W29,
-        two of four guesses cut off its 2 and read 9 surely, the other two read nothing.)"""
+        two of four guesses cut off its 2 and read 9 surely, the other two read nothing.)
+        Half the guesses (two at least) do when no sure reading disagrees and the reading
+        cannot be such a fragment: no single-digit value (film 127's FINISH on the pile, its
+        50 read by two of four guesses, waited a second for the card to move)."""
         read: list[tuple[Quad, CardReading, np.ndarray]] = []
         convex = [quad for quad in guesses if quad.is_convex()]
         for quad in convex:
@@ -267,7 +276,9 @@ class CardReader:
             r = found[1]
             votes.setdefault((r.kind, r.value, r.date.year if r.date else None), []).append(found)
         most = max(votes.values(), key=len, default=[])
-        if 2 * len(most) <= len(convex):
+        if 2 * len(most) < len(convex) or not most:
+            return None
+        if 2 * len(most) == len(convex) and (len(votes) > 1 or len(most) < 2 or not _whole_print(most[0][1])):
             return None
         return max(most, key=lambda f: f[1].confidence)
 

@@ -106,6 +106,12 @@ WOBBLE_REACH = 0.5
 of cards at rest (the overlapping cards of a gladiola fan, outlined anew every few frames), not a
 card a hand carries: its jumps do not make the table busy."""
 
+DOUBT_FACTOR = 2.0
+"""A card settled and then read as another card, with no hand over the table since it settled
+and without moving off its place, must rest this many times ``settle_seconds`` at the new
+reading: no hand changed it, so one of the two readings is a misread (film 129: W23 at rest,
+outlined a few pixels off, was read 13 from a cached crop for eight frames, a phantom walk)."""
+
 
 @dataclass(frozen=True)
 class TrackConfig:
@@ -598,6 +604,16 @@ class CardTracker:
                            if t.settled is None and t not in new_tracks and not self._wobbling(t, now))
         return fresh_moving
 
+    def _doubted(self, track: _Track, reading: Reading) -> bool:
+        """Whether ``reading`` names another card than the one settled at the track's place with
+        no hand over the table since (see ``DOUBT_FACTOR``)."""
+        old = track.settled
+        if old is None or not old.reading.known or replace(old.reading, blisters=None) == replace(reading, blisters=None):
+            return False
+        assert self._calm_since is not None
+        return (self._calm_since <= old.since + 1e-9
+                and math.dist(old.quad.centroid, track.anchor.centroid) < ARRIVE_REACH * card_size(old.quad))
+
     def _wobbling(self, track: _Track, now: float) -> bool:
         """Whether an unsettled track is an outline never read that keeps jumping about one place
         (see ``WOBBLE_SECONDS``), rather than a card on the move."""
@@ -615,7 +631,9 @@ class CardTracker:
                 continue
             rested = now - max(track.last_change, self._calm_since)
             confirmed = self._majority(track)
-            if rested + 1e-9 < cfg.settle_seconds or confirmed is None or confirmed != track.reading:
+            if confirmed is None or confirmed != track.reading:
+                continue
+            if rested + 1e-9 < cfg.settle_seconds * (DOUBT_FACTOR if self._doubted(track, confirmed) else 1.0):
                 continue
             old = track.settled
             if self._as_settled(track, confirmed):

@@ -459,3 +459,24 @@ def test_a_card_coming_in_outlined_two_ways_settles_as_soon_as_it_rests():
         film.frame([edged.obs()])
     events = settled(run(CardTracker(), film))
     assert [(i, e.card.reading.value) for i, e in events if i >= 30] == [(first_alone + 1 + SETTLE_FRAMES, 14)]
+
+
+@pytest.mark.parametrize("misread", [SETTLE_FRAMES + 2, 3 * SETTLE_FRAMES])
+def test_a_card_read_as_another_with_no_hand_since_it_settled_must_rest_longer(misread):
+    # W23 settles; with no hand over the table it is then read 13 (a misread of one outline,
+    # repeated from the cache). Held a little longer than the settle time, the misread is no
+    # move; held three times as long, the tracker takes it as a correction of the first reading.
+    w23 = Card(640, 360, CardKind.WALK, 23, 2)
+    film = Film()
+    film.still([W30, w23], 20)
+    start = len(film.frames)
+    for _ in range(misread):
+        film.frame([W30.obs(), w23.obs(dx=2, dy=1, value=13)])
+    film.still([W30, w23], 20)
+    values = [(i, e.card.reading.value) for i, e in settled(run(CardTracker(), film))]
+    assert sorted(values[:2]) == [(SETTLE_FRAMES, 23), (SETTLE_FRAMES, 30)]
+    later = values[2:]
+    if misread <= 2 * SETTLE_FRAMES:
+        assert later == []
+    else:
+        assert later[0][1] == 13 and later[0][0] >= start + 2 * SETTLE_FRAMES

@@ -288,6 +288,34 @@ def test_a_reading_not_read_by_most_guesses_is_not_taken() -> None:
     assert few.kind.value == "unknown" or few.confidence < 0.5
 
 
+def test_half_the_guesses_do_for_a_reading_no_cut_print_can_give() -> None:
+    # Two of four guesses read a card surely and two read nothing: a two-digit value cannot be
+    # a fragment of a longer print, so it is taken; a single digit may be a 19 cut to 9, so it
+    # is not; nor is a two-digit value when a third guess reads another card.
+    scene = render_scene(11, Game.GLADIOLA, SceneConfig(resolution=(960, 540), degrade=False,
+                                                        layout=LayoutKind.SCATTERED, hands=0))
+    walks = [c for c in scene.truth.cards if c.visible_fraction > 0.97 and c.spec.kind.value == "walk"]
+    two = next(c for c in walks if c.spec.value >= 10)
+    one = next(c for c in walks if c.spec.value < 10)
+    config = PipelineConfig(deck=Deck.for_game("gladiola"), tesseract=False)
+
+    def read(card, other=None) -> tuple[str, int | None, float]:
+        corners = np.asarray(card.corners, np.float64)
+        outline = Quad.card_order(_grown(corners, 0.3, 0.2))
+        fourth = outline if other is None else Quad.from_array(other.corners)
+        guesses = (Quad.card_order(corners), Quad.card_order(corners + 1.0), outline, fourth)
+        seen = CardReader(config).read_detections(scene.image, [Detection(outline, 1.0, inside=guesses)]).observations[0]
+        return seen.kind.value, seen.value, seen.confidence
+
+    kind, value, _ = read(two)
+    assert (kind, value) == ("walk", two.spec.value)
+    kind, _, confidence = read(one)
+    assert kind == "unknown" or confidence < 0.5
+    other = next(c for c in walks if c.spec.value != two.spec.value)
+    kind, _, confidence = read(two, other)
+    assert kind == "unknown" or confidence < 0.5
+
+
 def test_a_card_read_inside_an_outline_flagged_partly_hidden_is_in_full_view() -> None:
     # A pile seen as pieces gives an outline flagged partly hidden; the top card read at its
     # guesses lies on top of the pile: reported in full view, with its blisters.
