@@ -1057,13 +1057,18 @@ def _hidden_mask(corners: np.ndarray, covers: list[tuple[tuple[float, float], tu
     return hidden
 
 
+def _a_card_wide(span: float, card_w: float, tolerance: float) -> bool:
+    """Whether ``span`` pixels is a card's width ``card_w`` within the relative ``tolerance``."""
+    return abs(span / card_w - 1) <= tolerance
+
+
 def _printed_on_top(edges: list[_Edge], card_w: float, tolerance: float) -> list[_Edge]:
     """``edges`` without the one printed on the top card: when the last two edges are no card's
     width apart but the last and the third last are, and the edge between is weaker than both
     (film 121: a gladiola's stem standing upright in the strip, the row then not read at all)."""
-    if len(edges) < 4 or abs((edges[-1].hi - edges[-2].lo) / card_w - 1) <= tolerance:
+    if len(edges) < 4 or _a_card_wide(edges[-1].hi - edges[-2].lo, card_w, tolerance):
         return edges
-    spans_a_card = abs((edges[-1].hi - edges[-3].lo) / card_w - 1) <= tolerance
+    spans_a_card = _a_card_wide(edges[-1].hi - edges[-3].lo, card_w, tolerance)
     if not spans_a_card or edges[-2].share >= min(edges[-1].share, edges[-3].share):
         return edges
     return edges[:-2] + edges[-1:]
@@ -1081,9 +1086,9 @@ def _read_row(image: np.ndarray, box: np.ndarray, config: HandConfig) -> ShownHa
             return None
         last = edges[-1].hi - edges[-2].lo
         first = edges[1].hi - edges[0].lo
-        if abs(last / card_w - 1) <= config.whole_tolerance and first < last * (1 - config.whole_tolerance / 2):
+        if _a_card_wide(last, card_w, config.whole_tolerance) and first < last * (1 - config.whole_tolerance / 2):
             break
-        if turn or abs(first / card_w - 1) > config.whole_tolerance:
+        if turn or not _a_card_wide(first, card_w, config.whole_tolerance):
             return None
     lab = cv2.cvtColor(strip.image, cv2.COLOR_BGR2LAB).astype(np.float32)
     grad = sum(np.abs(cv2.Sobel(lab[..., c], cv2.CV_32F, 1, 0, ksize=3)) for c in range(3))
@@ -1095,7 +1100,7 @@ def _read_row(image: np.ndarray, box: np.ndarray, config: HandConfig) -> ShownHa
     lines = [_fit_line(grad, strip.band, e, ppm) for e in edges[:-1]]
     end = edges[-1]
     lines.append((end.hi, math.tan(math.radians(end.slant))))
-    if abs((lines[-1][0] - lines[-2][0]) / card_w - 1) > config.whole_tolerance:
+    if not _a_card_wide(lines[-1][0] - lines[-2][0], card_w, config.whole_tolerance):
         return None
     lefts = [x for x, _ in lines]
     if any(q - p < config.min_strip_mm * ppm for p, q in zip(lefts, lefts[1:])):
