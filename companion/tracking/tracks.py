@@ -108,9 +108,11 @@ card a hand carries: its jumps do not make the table busy."""
 
 DOUBT_FACTOR = 2.0
 """A card settled and then read as another card, with no hand over the table since it settled
-and without moving off its place, must rest this many times ``settle_seconds`` at the new
-reading: no hand changed it, so one of the two readings is a misread (film 129: W23 at rest,
-outlined a few pixels off, was read 13 from a cached crop for eight frames, a phantom walk)."""
+(no busy frame but those its own outline made, never out of sight or seen without a vote: see
+``_Track.stirred``) and without moving off its place, must rest this
+many times ``settle_seconds`` at the new reading: no hand changed it, so one of the two readings
+is a misread (film 129: W23 at rest, outlined a few pixels off, was read 13 from a cached crop
+for eight frames, a phantom walk)."""
 
 
 @dataclass(frozen=True)
@@ -289,6 +291,9 @@ class _Track:
     misread while it was put down."""
     changed_now: bool = False
     """``reading`` won its vote in this frame."""
+    stirred: bool = False
+    """Since the track last settled, the table was busy by a hand or another card's move, or the
+    track was not seen, or seen with no vote (covered, unread, unsure)."""
     origin: Quad | None = None
     """Where the track was first seen."""
     arrived: float = 0.0
@@ -430,9 +435,14 @@ class CardTracker:
             track.seen_now = False
             track.changed_now = False
         new_tracks = self._associate(timestamp, result.observations)
+        for track in self._tracks.values():
+            track.stirred = track.stirred or not track.seen_now
         self._busy = self._is_busy(new_tracks, hand)
         if self._busy:
             self._calm_since = None
+            stirring = [t for t in self._tracks.values() if t.moved_now or t in new_tracks or not t.seen_now]
+            for track in self._tracks.values():
+                track.stirred = track.stirred or bool(hand) or any(t is not track for t in stirring)
             return []
         for track in self._tracks.values():
             track.shown_calm = track.shown_calm or (track.seen_now and (track.showing or track.changed_now))
@@ -502,6 +512,7 @@ class CardTracker:
                          and replace(Reading.of(obs), blisters=None) == replace(track.reading, blisters=None))
         if track.showing:
             track.shown_at = now
+        track.stirred = track.stirred or not _votes(obs, cfg)
         if _votes(obs, cfg):
             track.votes.append((Reading.of(obs), obs, now))
             while len(track.votes) > cfg.vote_window:
@@ -610,9 +621,7 @@ class CardTracker:
         old = track.settled
         if old is None or not old.reading.known or replace(old.reading, blisters=None) == replace(reading, blisters=None):
             return False
-        assert self._calm_since is not None
-        return (self._calm_since <= old.since + 1e-9
-                and math.dist(old.quad.centroid, track.anchor.centroid) < ARRIVE_REACH * card_size(old.quad))
+        return not track.stirred and math.dist(old.quad.centroid, track.anchor.centroid) < ARRIVE_REACH * card_size(old.quad)
 
     def _wobbling(self, track: _Track, now: float) -> bool:
         """Whether an unsettled track is an outline never read that keeps jumping about one place
@@ -639,7 +648,7 @@ class CardTracker:
             if self._as_settled(track, confirmed):
                 continue  # back where it was settled (e.g. nudged under a hand and put back)
             card = SettledCard(track.track_id, track.anchor, confirmed, now)
-            track.settled = card
+            track.settled, track.stirred = card, False
             moved = old is not None and corner_shift(old.quad, track.anchor) > self._tolerance(old.quad)
             evidence = self._agreeing(track, confirmed)
             glimpsed = tuple(g for g in track.glimpsed + self._covered(track) if g.reading != confirmed)

@@ -463,15 +463,16 @@ def test_a_card_coming_in_outlined_two_ways_settles_as_soon_as_it_rests():
 
 @pytest.mark.parametrize("misread", [SETTLE_FRAMES + 2, 3 * SETTLE_FRAMES])
 def test_a_card_read_as_another_with_no_hand_since_it_settled_must_rest_longer(misread):
-    # W23 settles; with no hand over the table it is then read 13 (a misread of one outline,
-    # repeated from the cache). Held a little longer than the settle time, the misread is no
-    # move; held three times as long, the tracker takes it as a correction of the first reading.
+    # W23 settles; with no hand over the table it is then outlined a few pixels off (its jump
+    # alone makes a busy frame) and read 13 there (a misread, repeated from the cache). Held a
+    # little longer than the settle time the misread is no move; held three times as long the
+    # tracker takes it as a correction of the first reading.
     w23 = Card(640, 360, CardKind.WALK, 23, 2)
     film = Film()
     film.still([W30, w23], 20)
     start = len(film.frames)
     for _ in range(misread):
-        film.frame([W30.obs(), w23.obs(dx=2, dy=1, value=13)])
+        film.frame([W30.obs(), w23.obs(dx=8, dy=3, value=13)])
     film.still([W30, w23], 20)
     values = [(i, e.card.reading.value) for i, e in settled(run(CardTracker(), film))]
     assert sorted(values[:2]) == [(SETTLE_FRAMES, 23), (SETTLE_FRAMES, 30)]
@@ -480,3 +481,21 @@ def test_a_card_read_as_another_with_no_hand_since_it_settled_must_rest_longer(m
         assert later == []
     else:
         assert later[0][1] == 13 and later[0][0] >= start + 2 * SETTLE_FRAMES
+
+
+def test_a_card_read_as_another_after_a_hand_settles_on_time():
+    # The same, but a hand was reported over the table meanwhile: the new reading is a card
+    # laid there, concluded after the usual settle time.
+    w23 = Card(640, 360, CardKind.WALK, 23, 2)
+    film = Film()
+    film.still([W30, w23], 20)
+    film.frame([W30.obs()])  # the hand hides W23 for a frame
+    start = len(film.frames)
+    for _ in range(SETTLE_FRAMES + 4):
+        film.frame([W30.obs(), w23.obs(dx=8, dy=3, value=13)])
+    tracker = CardTracker()
+    events = []
+    for i, result in enumerate(film.results()):
+        events += [(i, e) for e in tracker.update(i / FPS, result, hand=True if i == start - 1 else None)]
+    values = [(i, e.card.reading.value) for i, e in settled(events)]
+    assert values[2:] and values[2][1] == 13 and values[2][0] <= start + SETTLE_FRAMES + 2
