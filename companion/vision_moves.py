@@ -103,6 +103,8 @@ class VisionMoves:
         self._arm_time = 0.0
         """When the last arm entry was seen."""
         self._seats: SeatMap | None = None
+        self._day_ended = False
+        """Via Gladiola: the last card laid was a FINISH (the next card starts a day)."""
         self._still: tuple[np.ndarray, np.ndarray, float, int] | None = None
         """Where the border region came to rest, the small frame then, since when, and on how
         many frames it was seen at rest (see :meth:`_lies_still`)."""
@@ -210,10 +212,14 @@ class VisionMoves:
         :class:`TurnTo` before a card laid clearly from another player's place than the count's.
 
         The cards laid in one frame (a card judged late together with the next) are paired in
-        order with the last as many stretches of frames with an arm before them."""
+        order with the last as many stretches of frames with an arm before them. The first card
+        of a day is not: who starts the day is the rules' matter, and the arms before it may be
+        the clearing up after the FINISH (film 124: the START card moved from the top of the
+        picture, W08 laid from the bottom by an arm the size of the table's colour unseen)."""
         laid = [k for k, item in enumerate(items) if isinstance(item.action, (gladiola.Walk, gladiola.LayGladiola))]
         if not laid or view is None or view.over or view.current_player is None:
             return items
+        day_ended, self._day_ended = self._day_ended, _ends_day(items[laid[-1]].action)
         arms, self._arms = self._arms, []
         if len(arms) < len(laid):
             return items  # fewer arms than cards: nothing to pair them with
@@ -224,15 +230,14 @@ class VisionMoves:
         stretches = arms[len(arms) - len(laid):]
         for k, item in enumerate(items):
             if k in laid:
-                if out and _ends_day(out[-1].action):
-                    return out + items[k:]  # who starts the next day is the rules' matter: no guess
-                stretch = stretches[laid.index(k)]
-                entry = ArmEntry.middle(stretch)
-                player = self._seats.who(entry)
-                if player is not None and player != expected:
-                    out.append(MoveItem(item.frame_index, item.timestamp, gladiola.TurnTo(player), ()))
-                    expected = player
-                self._seats.learn(expected, entry)
+                first_of_day, day_ended = day_ended, _ends_day(item.action)
+                if not first_of_day:
+                    entry = ArmEntry.middle(stretches[laid.index(k)])
+                    player = self._seats.who(entry)
+                    if player is not None and player != expected:
+                        out.append(MoveItem(item.frame_index, item.timestamp, gladiola.TurnTo(player), ()))
+                        expected = player
+                    self._seats.learn(expected, entry)
             out.append(item)
             if isinstance(item.action, (gladiola.Walk, gladiola.LayGladiola, gladiola.TableWalk)):
                 expected = (expected + 1) % view.players

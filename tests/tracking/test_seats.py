@@ -102,7 +102,14 @@ def test_a_card_laid_from_another_players_place_passes_the_turn_first():
     # two cards judged at once are paired in order with the last two arms
     source._arms = [[BOTTOM], [LEFT], [TOP]]
     assert [i.action for i in source._whose(both, View(current=0))] == [gladiola.TurnTo(1)] + [i.action for i in both]
-    # after a FINISH the next day's first player is the rules' matter: no guess
+    # after a FINISH the next day's first player is the rules' matter: no guess, whether the
+    # two are judged together or apart (the arm before the first card may have cleared up)
     finish = [MoveItem(5, 0.5, gladiola.Walk("F2")), walk]
     source._arms = [[BOTTOM], [LEFT]]
     assert source._whose(finish, View(current=0)) == finish
+    source._arms = [[LEFT]]
+    assert source._whose(finish[:1], View(current=1)) == finish[:1]
+    source._arms = [[TOP]]
+    assert source._whose([walk], View(current=1)) == [walk]
+    source._arms = [[TOP]]  # the day's second card is guessed again
+    assert [i.action for i in source._whose([walk], View(current=1))] == [gladiola.TurnTo(2), walk.action]
