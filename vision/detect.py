@@ -55,6 +55,7 @@ Classical pipeline (all of it runs at a reduced working resolution except the co
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -1056,6 +1057,25 @@ has none to give. (The two real photos rescued so, cam_image27 and 31: 0.48 to 1
 sides, the lowest where wood streaks leave the card's long side.)"""
 
 
+def _along_sides(pts: np.ndarray, quad: np.ndarray, end: float,
+                 reach: Callable[[float], float]) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, float]] | None:
+    """For each side of ``quad`` (from corner k to k + 1): the ``pts`` along its middle (leaving
+    ``end`` of its length out at each end) within ``reach(length)`` across it, its start, unit
+    direction and length; None when a side is shorter than 4 px."""
+    out = []
+    for s in range(4):
+        a, b = quad[s], quad[(s + 1) % 4]
+        length = float(np.linalg.norm(b - a))
+        if length < 4:
+            return None
+        d = (b - a) / length
+        rel = pts - a
+        along = rel @ d
+        across = np.abs(rel @ np.array([d[1], -d[0]]))
+        out.append((pts[(along > end * length) & (along < (1 - end) * length) & (across <= reach(length))], a, d, length))
+    return out
+
+
 def _fit_outline(contour: np.ndarray, quad: np.ndarray, radius: float, shape: tuple[int, int]) -> np.ndarray | None:
     """``quad`` (clockwise) with each side moved onto the straight line followed by most of the
     ``contour`` points near its middle part (within ``radius`` across it, see ``OUTLINE_SEEN``),
@@ -1065,16 +1085,11 @@ def _fit_outline(contour: np.ndarray, quad: np.ndarray, radius: float, shape: tu
     pts = contour.reshape(-1, 2).astype(np.float64)
     height, width = shape
     pts = pts[(pts[:, 0] > 0) & (pts[:, 1] > 0) & (pts[:, 0] < width - 1) & (pts[:, 1] < height - 1)]
-    normals = _outward_normals(quad)
+    sides = _along_sides(pts, quad, 0.1, lambda length: radius)
+    if sides is None:
+        return None
     lines = []
-    for s in range(4):
-        a, b = quad[s], quad[(s + 1) % 4]
-        length = float(np.linalg.norm(b - a))
-        if length < 4:
-            return None
-        along = (pts - a) @ ((b - a) / length)
-        across = (pts - a) @ normals[s]
-        near = pts[(along > 0.1 * length) & (along < 0.9 * length) & (np.abs(across) <= radius)]
+    for near, _, _, length in sides:
         if len(near) < max(5.0, OUTLINE_SEEN * 0.8 * length):
             return None
         lines.append(_robust_line(near))
@@ -1261,23 +1276,15 @@ def _fit_sides(contour: np.ndarray, quad: np.ndarray) -> np.ndarray | None:
     Rounded or clipped corners pull polygon vertices inwards; intersecting fitted side lines
     recovers the card's (virtual) corners.
     """
-    pts = contour.reshape(-1, 2).astype(np.float64)
+    sides = _along_sides(contour.reshape(-1, 2).astype(np.float64), quad, 0.15, lambda length: 2.0 + 0.04 * length)
+    if sides is None:
+        return None
     lines = []
-    for s in range(4):
-        a, b = quad[s], quad[(s + 1) % 4]
-        d = b - a
-        length = float(np.linalg.norm(d))
-        if length < 4:
-            return None
-        d /= length
-        rel = pts - a
-        along = rel @ d
-        across = np.abs(rel @ np.array([d[1], -d[0]]))
-        sel = (along > 0.15 * length) & (along < 0.85 * length) & (across < 2.0 + 0.04 * length)
-        if sel.sum() < 5:
+    for near, a, d, _ in sides:
+        if len(near) < 5:
             lines.append((a, d))
             continue
-        line = cv2.fitLine(pts[sel].astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        line = cv2.fitLine(near.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
         lines.append((np.array(line[2:4], np.float64), np.array(line[0:2], np.float64)))
     new = _side_corners(lines)
     if new is None:
