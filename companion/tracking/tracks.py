@@ -440,7 +440,7 @@ class CardTracker:
         self._busy = self._is_busy(new_tracks, hand)
         if self._busy:
             self._calm_since = None
-            stirring = [t for t in self._tracks.values() if t.moved_now or t in new_tracks or not t.seen_now]
+            stirring = [t for group in self._unsteady(new_tracks) for t in group]
             for track in self._tracks.values():
                 track.stirred = track.stirred or bool(hand) or any(t is not track for t in stirring)
             return []
@@ -595,6 +595,13 @@ class CardTracker:
     def _is_busy(self, new_tracks: list[_Track], hand: bool | None) -> bool:
         if hand:
             return True
+        unstable, moving = self._unsteady(new_tracks)
+        established = sum(1 for t in self._tracks.values() if t.settled is not None)
+        return bool(unstable and len(unstable) >= self.config.unstable_share * established) or bool(moving)
+
+    def _unsteady(self, new_tracks: list[_Track]) -> tuple[list[_Track], list[_Track]]:
+        """The settled cards that moved or went missing in this frame, and the unsettled cards
+        on the move (see :meth:`_is_busy`)."""
         established = [t for t in self._tracks.values() if t.settled is not None]
         # a card that vanished only just now counts; one long gone is taken away, not covered
         now = self._last_time if self._last_time is not None else 0.0
@@ -603,17 +610,15 @@ class CardTracker:
         # cards) comes and goes, and jumps between outlines, as the detector finds more or less
         # of it: an arm over the table shows elsewhere too (film 124: the START card's sliver
         # kept the table busy, W34's verdict came 1.3 s after it rested)
-        unstable = sum(
-            1 for t in established
+        unstable = [
+            t for t in established
             if (t.moved_now and not t.shaky)
             or (not t.seen_now and not t.covered and now - t.last_seen <= self.config.settle_seconds + 1e-9
                 and not any(_stands_in(q, t.quad) for q in seen))
-        )
-        if unstable and unstable >= self.config.unstable_share * len(established):
-            return True
-        fresh_moving = any(t.moved_now for t in self._tracks.values()
-                           if t.settled is None and t not in new_tracks and not self._wobbling(t, now))
-        return fresh_moving
+        ]
+        moving = [t for t in self._tracks.values()
+                  if t.moved_now and t.settled is None and t not in new_tracks and not self._wobbling(t, now)]
+        return unstable, moving
 
     def _doubted(self, track: _Track, reading: Reading) -> bool:
         """Whether ``reading`` names another card than the one settled at the track's place with
