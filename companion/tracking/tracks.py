@@ -109,10 +109,10 @@ card a hand carries: its jumps do not make the table busy."""
 DOUBT_FACTOR = 2.0
 """A card settled and then read as another card, with no hand over the table since it settled
 (no busy frame but those its own outline made, never out of sight or seen without a vote: see
-``_Track.stirred``) and without moving off its place, must rest this
-many times ``settle_seconds`` at the new reading: no hand changed it, so one of the two readings
-is a misread (film 129: W23 at rest, outlined a few pixels off, was read 13 from a cached crop
-for eight frames, a phantom walk)."""
+``_Track.stirred``) and without moving off its place, must rest this many times
+``settle_seconds`` at the new reading: no hand changed it, so one of the two readings is a
+misread (film 129: W23 at rest, outlined a few pixels off, was read 13 from a cached crop for
+eight frames, a phantom walk)."""
 
 
 @dataclass(frozen=True)
@@ -437,10 +437,11 @@ class CardTracker:
         new_tracks = self._associate(timestamp, result.observations)
         for track in self._tracks.values():
             track.stirred = track.stirred or not track.seen_now
-        self._busy = self._is_busy(new_tracks, hand)
+        unstable, moving = self._unsteady(new_tracks)
+        self._busy = self._is_busy(unstable, moving, hand)
         if self._busy:
             self._calm_since = None
-            stirring = [t for group in self._unsteady(new_tracks) for t in group]
+            stirring = unstable + moving
             for track in self._tracks.values():
                 track.stirred = track.stirred or bool(hand) or any(t is not track for t in stirring)
             return []
@@ -592,10 +593,11 @@ class CardTracker:
             out.append(Glimpse(reading, agreeing))
         return out
 
-    def _is_busy(self, new_tracks: list[_Track], hand: bool | None) -> bool:
+    def _is_busy(self, unstable: list[_Track], moving: list[_Track], hand: bool | None) -> bool:
+        """Whether a hand is over the table: told so, or enough settled cards ``unstable`` (a
+        share of them), or an unsettled card ``moving`` (see :meth:`_unsteady`)."""
         if hand:
             return True
-        unstable, moving = self._unsteady(new_tracks)
         established = sum(1 for t in self._tracks.values() if t.settled is not None)
         return bool(unstable and len(unstable) >= self.config.unstable_share * established) or bool(moving)
 
