@@ -493,6 +493,14 @@ LEFT_FIT_LEAD = 0.15
 """Lead (plaster lengths of squared error, see :func:`vision.read.reader.fit_row`) of another
 count in the printed row's fit to the strip's band that makes the count from the row's start
 unsure."""
+LEFT_EDGE_PX = 4
+LEFT_OFF = 0.3
+LEFT_OFF_COLUMNS = 2
+"""A covered card's first plaster mark must not have, from a pitch before it to ``LEFT_EDGE_PX``
+crop pixels before it (its own outline), ``LEFT_OFF_COLUMNS`` columns with more than
+``LEFT_OFF`` of the band's rows off the paper: a plaster there, or the left half of the first,
+may have been too cool a colour for the marks (film 124's G4, its first plaster's left half
+not marked, counted from the right half's start as 3 with confidence 0.95)."""
 LEFT_END_SEEN_MM = 3.0
 """How much of the row's first plaster must be in view before the next card for the row's left
 end to be taken as found."""
@@ -600,6 +608,9 @@ def _count_from_left_end(crop: np.ndarray, hidden: np.ndarray, kind: CardKind, f
     seen_mm = (x1 - x0 - start) / ppx
     if start == 0 or seen_mm < LEFT_END_SEEN_MM:
         return 0, 0.0  # the row runs into the border, or its start is barely in view
+    before = band.profile[max(0, start - int(round((BLISTER_MM + BLISTER_GAP_MM) * ppx))):max(0, start - LEFT_EDGE_PX)]
+    if int((before > LEFT_OFF).sum()) >= LEFT_OFF_COLUMNS:
+        return 0, 0.0  # off the paper a pitch before the marks: a plaster's cooler part missed
     first = occupied[start:start + int(round(min(BLISTER_MM, seen_mm) * ppx))]
     if float(first.mean()) < 0.8:
         return 0, 0.0  # no plaster-wide piece at the start: a speck or print
@@ -986,6 +997,12 @@ def _read_piece(crop: np.ndarray, hidden: np.ndarray | None, shown_mm: float, co
             reading = _index_by_blisters(crop, painted, hidden, config) or reading
         if reading.kind is not CardKind.UNKNOWN:
             break
+    if not narrow and reading.value is not None:
+        # the border painted at its full width may have cut into the index of a crop placed a
+        # little off the card (film 124: W22's first 2, cut at the left, read 12 at 0.86)
+        other = read_card(_painted(crop, hidden, True), deck)
+        if other.value is not None and other.value != reading.value:
+            reading = _value_dropped(reading, deck)
     if reading.kind is CardKind.WALK and reading.value is not None and not reading.flipped and (
             # "3" with a sliver of ink at the next card's edge is a "3x" whose second digit is hidden
             (reading.value < 10 and _ink_cut_beside(painted, hidden))

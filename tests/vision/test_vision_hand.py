@@ -528,3 +528,47 @@ def test_an_upright_line_printed_on_the_top_card_is_no_card_edge():
     assert _printed_on_top(strong, card_w, 0.12) == strong
     plain = _edges_mm(*row, right)
     assert _printed_on_top(plain, card_w, 0.12) == plain
+
+
+@pytest.mark.parametrize("card_id,style,shift_mm", [("W42", "meadow", 4.0), ("W44", "postcard", 3.0), ("W32", "postcard", 3.0)])
+def test_a_border_painted_into_the_index_of_a_crop_set_off_the_card_names_no_other_value(card_id, style, shift_mm):
+    # The strip's crop starts a few millimetres inside the card: the border painted at its full
+    # width cuts the first digit (4 reads as 1); painted only as wide as it is, the index reads
+    # whole. Two readings that disagree give no value, never the cut one.
+    from tests.vision.test_vision_blisters import SPECS, _crop, _face
+    from vision.hand import HandConfig, _painted, _read_piece
+    from vision.read.reader import CARD_H_MM, CARD_W_MM, READ_H, READ_W, read_card
+
+    config = HandConfig()
+    crop = _crop(_face(SPECS[card_id], style), 0.0, CARD_H_MM, shift_mm, CARD_W_MM + shift_mm)
+    hidden = np.zeros((READ_H, READ_W), bool)
+    hidden[:, int(31.0 / CARD_W_MM * READ_W):] = True
+    crop[hidden] = (150, 60, 20)
+    true = SPECS[card_id].value
+    assert read_card(_painted(crop, hidden), config.deck).value not in (None, true)  # the cut reading
+    assert read_card(_painted(crop, hidden, narrow=True), config.deck).value == true
+    assert _read_piece(crop, hidden, 31.0, config).value in (None, true)
+
+
+def test_a_first_plaster_half_left_out_of_the_marks_makes_the_count_unsure(monkeypatch):
+    # Film 124's G4 under the next card: the cooler left half of its first plaster was no plaster
+    # mark, so the marks began half a plaster late, where a row of 3 begins, and the printed
+    # row's fit hardly preferred another count. The band as measured there (per column: marks,
+    # and '#' more than 0.3 of the rows off the paper): off-paper columns a little before the
+    # marks' start make the count unsure; without them the same marks give 3.
+    from vision import hand
+
+    marks = "." * 43 + "#" * 15 + "." * 3 + "#" * 15 + "." * 7 + "#" * 5 + "." * 13
+    off = ("." * 22 + "######++" + "." * 13 + "#" * 14 + "+...." + "#" * 14 + "+.....+" + "#" * 11 + "." * 7)
+    crop, hidden = _covered_crop(CardKind.GLADIOLA, 0, 28.8)
+
+    def band(profile: str):
+        share = {"#": 0.5, "+": 0.2, ".": 0.0}
+        return lambda *args, **kwargs: hand._Band(np.array([c == "#" for c in marks]), 20, 20 + len(marks),
+                                                  np.array([share[c] for c in profile], np.float32))
+
+    monkeypatch.setattr(hand, "_plaster_band", band("." * 30 + off[30:]))
+    count, conf = hand._count_from_left_end(crop, hidden, CardKind.GLADIOLA, False)
+    assert count == 3 and conf > 0.9
+    monkeypatch.setattr(hand, "_plaster_band", band(off))
+    assert hand._count_from_left_end(crop, hidden, CardKind.GLADIOLA, False)[1] == 0.0
