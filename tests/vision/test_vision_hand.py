@@ -530,6 +530,22 @@ def test_an_upright_line_printed_on_the_top_card_is_no_card_edge():
     assert _printed_on_top(plain, card_w, 0.12) == plain
 
 
+def test_a_weak_line_printed_on_a_covered_card_close_to_a_card_edge_is_no_card_edge():
+    # Film 126: a covered gladiola's stem, 0.52 on edges, 8 mm before the next card's edge
+    # (0.85): a strip of 8 mm is no card's, and the row was dropped. A weak edge that close
+    # is print; one as strong as the cards', or weak but far from both neighbours, stays.
+    from vision.hand import _printed_between
+
+    cards = [(0, 0.87), (34, 0.87), (71, 0.87), (105, 0.85), (140, 0.88)]
+    stem = (97, 0.52)
+    assert [e.x for e in _printed_between(_edges_mm(*cards[:3], stem, *cards[3:]), 40)] == \
+        [e.x for e in _edges_mm(*cards)]
+    strong = _edges_mm(*cards[:3], (97, 0.8), *cards[3:])
+    assert _printed_between(strong, 40) == strong
+    apart = _edges_mm(*cards[:3], (88, 0.52), *cards[3:])
+    assert _printed_between(apart, 40) == apart
+
+
 @pytest.mark.parametrize("card_id,style,shift_mm", [("W42", "meadow", 4.0), ("W44", "postcard", 3.0), ("W32", "postcard", 3.0)])
 def test_a_border_painted_into_the_index_of_a_crop_set_off_the_card_names_no_other_value(card_id, style, shift_mm):
     # The strip's crop starts a few millimetres inside the card: the border painted at its full
