@@ -348,11 +348,14 @@ def _share_inside(card: Quad, outline: Quad) -> float:
 
 
 def _counted_anew(old: Reading, new: Reading) -> bool:
-    """Whether ``new`` is ``old``'s walk card (one km value, printed on one card only) with its
-    blister count read anew: the same card lying there all along, its rest not restarted (film
-    111's W16 read bare, then with its 5 blisters just as it would have settled)."""
-    return (old.kind is CardKind.WALK and old.value is not None
-            and replace(old, blisters=None) == replace(new, blisters=None))
+    """Whether ``new`` is ``old``'s card with its blister count read anew: the same card lying
+    there all along, its rest not restarted (film 111's W16 read bare, then with its 5 blisters
+    just as it would have settled; film 127's FINISH the same way). A walk card's km value is
+    printed on one card only, so any count will do; a FINISH or gladiola, of which several
+    differ only by their blisters, only when none was read before."""
+    if not old.known or replace(old, blisters=None) != replace(new, blisters=None):
+        return False
+    return (old.kind is CardKind.WALK and old.value is not None) or old.blisters is None
 
 
 def _takes_in(outline: Quad, card: Quad) -> bool:

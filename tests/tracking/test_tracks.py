@@ -262,16 +262,18 @@ def test_skin_fraction_measures_skin_coloured_area(patch):
     assert skin_fraction(image, (0, 0, 100, 10)) == pytest.approx(1.0 if patch >= 10 else 0.0)
 
 
-def test_a_walk_whose_blisters_are_read_late_settles_from_when_it_came_to_rest():
+@pytest.mark.parametrize("card", [W30, Card(640, 360, CardKind.FINISH, 50, 2), G3])
+def test_a_card_whose_blisters_are_read_late_settles_from_when_it_came_to_rest(card):
     # Film 111: W16 read bare for a few frames, then with its blister count as well, just as it
-    # would have settled; the count read anew is the same card, its rest goes on.
+    # would have settled; film 127: a FINISH the same way. The count read where none was is the
+    # same card, its rest goes on.
     film = Film()
     bare = SETTLE_FRAMES - 1
     for _ in range(bare):
-        film.frame([W30.obs(blisters=None)])
-    film.still([W30], 30)
+        film.frame([card.obs(blisters=None)])
+    film.still([card], 30)
     events = settled(run(CardTracker(), film))
-    assert [(i, e.card.reading.blisters) for i, e in events] == [(SETTLE_FRAMES, 4)]
+    assert [(i, e.card.reading.blisters) for i, e in events] == [(SETTLE_FRAMES, card.blisters)]
 
 
 def test_an_outline_flickering_between_two_shapes_is_not_a_move():
