@@ -43,11 +43,6 @@ HAND_GRID = (160, 90)
 HAND_DIFF = 28.0
 #: an arm is a changed region touching the border covering at least this share of the frame
 HAND_AREA = 0.01
-#: ... where the region runs on through pixels changed by more than this, its HAND_AREA counted in
-#: pixels changed by more than HAND_DIFF: a forearm the colour of the wood it lies over joins the
-#: hand to the border (films 124 and 127: a hand over the pile, the arm behind it changed by
-#: 16-25, the table taken for calm)
-HAND_DIFF_LOW = 14.0
 #: how fast the calm table follows slow changes (share of the new frame per calm frame)
 HAND_ADAPT = 0.08
 #: Via Gladiola: how many stretches of frames with an arm are kept until the next card is laid
@@ -137,19 +132,17 @@ class VisionMoves:
         if self._background is None:
             self._background = small
             return False
-        diff = np.abs(small - self._background).max(axis=2)
-        opened = np.ones((2, 2), np.uint8)
-        strong = cv2.morphologyEx((diff > HAND_DIFF).astype(np.uint8), cv2.MORPH_OPEN, opened).astype(bool)
-        changed = cv2.morphologyEx((diff > HAND_DIFF_LOW).astype(np.uint8), cv2.MORPH_OPEN, opened) | strong
-        count, labels, stats, _ = cv2.connectedComponentsWithStats(changed.astype(np.uint8), connectivity=8)
+        changed = (np.abs(small - self._background).max(axis=2) > HAND_DIFF).astype(np.uint8)
+        changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+        count, labels, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
         h, w = changed.shape
         hand = False
         self.arm = None
         region: np.ndarray | None = None
         for k in range(1, count):
-            x, y, bw, bh, _ = stats[k]
+            x, y, bw, bh, area = stats[k]
             touches = x == 0 or y == 0 or x + bw == w or y + bh == h
-            if touches and int(strong[labels == k].sum()) >= HAND_AREA * w * h:
+            if touches and area >= HAND_AREA * w * h:
                 hand = True
                 region = labels == k
                 self.arm = _border_entry(region)

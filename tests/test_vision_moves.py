@@ -35,23 +35,6 @@ def test_an_arm_from_the_edge_is_a_hand_but_a_new_card_is_not():
     assert [source._hand_over_table(with_card) for _ in range(3)] == [False] * 3
 
 
-def test_a_hand_on_an_arm_the_colour_of_the_table_is_a_hand():
-    # The forearm differs from the wood it lies over by less than a hand does from the cards it
-    # covers: the hand does not touch the border, the arm joins it to the border.
-    source = VisionMoves("gladiola", reader=NoReader())
-    calm = table()
-    assert [source._hand_over_table(calm) for _ in range(5)] == [False] * 5
-    hand = calm.copy()
-    cv2.rectangle(hand, (95, 120), (170, 200), (120, 150, 210), -1)  # over the card
-    assert source._hand_over_table(hand) is False  # (a hand alone, no arm: not from the border)
-    arm = hand.copy()
-    cv2.rectangle(arm, (110, 200), (150, 360), (150 + 18, 170 + 18, 190 + 18), -1)  # to the bottom edge
-    assert source._hand_over_table(arm) is True
-    faint = hand.copy()
-    cv2.rectangle(faint, (110, 200), (150, 360), (150 + 8, 170 + 8, 190 + 8), -1)  # no more than noise
-    assert source._hand_over_table(faint) is False
-
-
 def test_slow_light_changes_are_not_a_hand():
     source = VisionMoves("gladiola", reader=NoReader())
     base = table().astype(np.float32)
