@@ -215,7 +215,7 @@ class VisionMoves:
         order with the last as many stretches of frames with an arm before them. The first card
         of a day is not: who starts the day is the rules' matter, and the arms before it may be
         the clearing up after the FINISH (film 124: the START card moved from the top of the
-        picture, W08 laid from the bottom by an arm the size of the table's colour unseen)."""
+        picture, then W08 laid from the bottom by an arm the colour of the table, unseen)."""
         laid = [k for k, item in enumerate(items) if isinstance(item.action, (gladiola.Walk, gladiola.LayGladiola))]
         if not laid or view is None or view.over or view.current_player is None:
             return items
