@@ -288,7 +288,7 @@ class GladiolaMoves(_EventMoves):
         if not self._zones.zones:
             return Outcome()
         if reading.kind in (CardKind.WALK, CardKind.FINISH) and self._zones.holds(ZoneKind.WALK_PILE, card.quad):
-            if event.previous is not None and replace(event.previous, blisters=None) == replace(reading, blisters=None):
+            if event.previous is not None and event.previous.bare == reading.bare:
                 return Outcome()  # the same card, its blister count read anew (a FINISH's, say)
             card_id = self._card_for(reading)
             if card_id is None or card_id in self._on_table:

@@ -187,6 +187,11 @@ class Reading:
         """False for a card vision could not tell (kind unknown)."""
         return self.kind is not CardKind.UNKNOWN
 
+    @property
+    def bare(self) -> Reading:
+        """The reading without its blister count (votes agree on a card whatever its count)."""
+        return replace(self, blisters=None)
+
     def describe(self) -> str:
         parts = [self.kind.value]
         if self.value is not None:
@@ -328,8 +333,8 @@ def _turning(track: _Track) -> bool:
     is changing (one put where another lay) before the votes have turned its reading."""
     if track.reading is None or len(track.votes) < TURN_VOTES:
         return False
-    latest = {replace(r, blisters=None) for r, _, _ in list(track.votes)[-TURN_VOTES:]}
-    return len(latest) == 1 and latest != {replace(track.reading, blisters=None)}
+    latest = {r.bare for r, _, _ in list(track.votes)[-TURN_VOTES:]}
+    return len(latest) == 1 and latest != {track.reading.bare}
 
 
 def _stands_in(outline: Quad, missing: Quad) -> bool:
@@ -353,7 +358,7 @@ def _counted_anew(old: Reading, new: Reading) -> bool:
     just as it would have settled; film 127's FINISH the same way). A walk card's km value is
     printed on one card only, so any count will do; a FINISH or gladiola, of which several
     differ only by their blisters, only when none was read before."""
-    if not old.known or replace(old, blisters=None) != replace(new, blisters=None):
+    if not old.known or old.bare != new.bare:
         return False
     return (old.kind is CardKind.WALK and old.value is not None) or old.blisters is None
 
@@ -513,7 +518,7 @@ class CardTracker:
                 track.moved_now = True
                 track.votes.clear()
         track.showing = (_votes(obs, cfg) and track.reading is not None
-                         and replace(Reading.of(obs), blisters=None) == replace(track.reading, blisters=None))
+                         and Reading.of(obs).bare == track.reading.bare)
         if track.showing:
             track.shown_at = now
         track.stirred = track.stirred or not _votes(obs, cfg)
@@ -537,7 +542,7 @@ class CardTracker:
             if track.reading is not None and not _counted_anew(track.reading, majority):
                 # the card changed when the new reading started to be seen, not when it won
                 track.last_change = max(track.last_change, since)
-                if track.reading.known and replace(majority, blisters=None) != replace(track.reading, blisters=None):
+                if track.reading.known and majority.bare != track.reading.bare:
                     track.arrived = max(track.arrived, since)
             track.reading = majority
             track.shown_at = now
@@ -565,13 +570,13 @@ class CardTracker:
             return None
         # votes agree on a card whatever its blister count (a partly hidden card's is not read);
         # the count confirmed is the one most often read
-        counts = Counter(replace(r, blisters=None) for r, _, _ in track.votes)
+        counts = Counter(r.bare for r, _, _ in track.votes)
         card, count = max(counts.items(), key=lambda kv: kv[1])
         tied = sum(1 for c in counts.values() if c == count) > 1
         if tied or count < self.config.min_votes or count <= self.config.vote_share * len(track.votes):
             return None
         blisters = Counter(r.blisters for r, _, _ in track.votes
-                           if r.blisters is not None and replace(r, blisters=None) == card)
+                           if r.blisters is not None and r.bare == card)
         return replace(card, blisters=blisters.most_common(1)[0][0]) if blisters else card
 
     def _agreeing(self, track: _Track, reading: Reading) -> tuple[CardObservation, ...]:
@@ -629,7 +634,7 @@ class CardTracker:
         """Whether ``reading`` names another card than the one settled at the track's place with
         no hand over the table since (see ``DOUBT_FACTOR``)."""
         old = track.settled
-        if old is None or not old.reading.known or replace(old.reading, blisters=None) == replace(reading, blisters=None):
+        if old is None or not old.reading.known or old.reading.bare == reading.bare:
             return False
         return not track.stirred and math.dist(old.quad.centroid, track.anchor.centroid) < ARRIVE_REACH * card_size(old.quad)
 
