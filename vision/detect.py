@@ -1767,6 +1767,12 @@ TOP_GUESS_SHARE = 0.6
 the fourth: a top card's side over the same-coloured border of the card below shows no edge but
 its faint shadow (film 119's W41 on W28, 15 fps: its left side 0.75 on edges, its outline read
 as nothing on every frame it lay on top, the move missed; its guesses read 41 at 0.75-1.0)."""
+TOP_GUESS_UNSEEN = 1
+"""A quad that lies on edges as ``TOP_SHARE`` asks along all four sides is a guess even when this
+many of its sides are not on the network's outlines as ``TOP_OUTLINE`` asks: the network does not
+see a top card's side laid askew across the same-coloured border of the card below (film 130's W42,
+some 15 degrees off the pile: its upper side 0.12, the other three 0.45-0.68; its outline was
+searched on every frame it lay on top, no guess was it, the move was missed)."""
 
 
 def _top_card(
@@ -1804,7 +1810,8 @@ def _top_guesses(
 ) -> tuple[np.ndarray, ...]:
     """Where a pile's top card may lie inside an outline ``quad`` (frame pixels) when
     :func:`_top_card` finds none that passes: the ``TOP_GUESSES`` quads most on edges with one
-    side let down to ``TOP_GUESS_SHARE`` (see there), of any size from ``TOP_MIN_SHARE`` of the
+    side let down to ``TOP_GUESS_SHARE`` (see there), or one side off the network's outlines (see
+    ``TOP_GUESS_UNSEEN``), of any size from ``TOP_MIN_SHARE`` of the
     outline's up to the outline's (the typical card's size may come from pieces of hidden cards:
     film 119's W47 was 1.5 times it), refined where refinement keeps a card's shape. Refinement
     cannot tell which of them is the card; reading can (see :attr:`Detection.inside`)."""
@@ -1814,11 +1821,13 @@ def _top_guesses(
         return ()
     quads, share, evidence, skews = found
     ordered = np.sort(share, axis=1)
-    good = (ordered[:, 1] >= TOP_SHARE) & (ordered[:, 0] >= TOP_GUESS_SHARE) & (evidence.min(axis=1) >= TOP_OUTLINE)
+    seen = evidence >= TOP_OUTLINE
+    good = (((ordered[:, 1] >= TOP_SHARE) & (ordered[:, 0] >= TOP_GUESS_SHARE) & seen.all(axis=1))
+            | ((ordered[:, 0] >= TOP_SHARE) & (seen.sum(axis=1) >= 4 - TOP_GUESS_UNSEEN)))
     guesses: list[np.ndarray] = []
     for cand in _most_on_edges(quads, share, skews, good, TOP_GUESSES):
         refined, _ = _refine_once(gray, cand, min(radius, 2.0), config)
-        guess = refined if refined is not None and _card_shaped(refined, config) else cand
+        guess = Quad.card_order(refined if refined is not None and _card_shaped(refined, config) else cand).as_array()
         if all(np.abs(guess - other).max() >= 2.0 for other in guesses):  # two refined alike
             guesses.append(guess)
     return tuple(guesses)

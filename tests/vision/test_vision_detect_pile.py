@@ -15,7 +15,8 @@ import pytest
 
 import vision.detect as detect_module
 from vision.detect import (CARD_ASPECT, PILE_ASPECT, PILE_SKEW, DetectConfig, _card_aspect, _detect_segmented,
-                           _keep_guesses, _outline_evidence, _runs_past, _skew, _top_card, detect_cards)
+                           _keep_guesses, _outline_evidence, _runs_past, _skew, _top_card, _top_guesses,
+                           detect_cards)
 from vision.types import Detection, Quad
 from vision.segment import CardMaps
 
@@ -234,6 +235,30 @@ def test_a_top_card_whose_side_lies_on_the_border_below_comes_with_guesses_where
     lone = _bordered([top])
     alone = _detect_segmented(lone, _MapsOf(_maps([top], [top])), DetectConfig(seg_zoom=1.0), _maps([top], [top]))  # type: ignore[arg-type]
     assert len(alone) == 1 and alone[0].inside == ()
+
+
+def _unseen_sides(maps: CardMaps, card: np.ndarray, sides: tuple[int, ...]) -> CardMaps:
+    """``maps`` with the network's outline wiped along the given sides of ``card``."""
+    boundary = maps.boundary.copy()
+    for k in sides:
+        ends = ((card[[k, (k + 1) % 4]] + 0.5) * FACTOR - 0.5).round().astype(np.int32)
+        cv2.line(boundary, tuple(int(v) for v in ends[0]), tuple(int(v) for v in ends[1]), 0.0, 3)
+    return CardMaps(maps.interior, boundary, maps.factor)
+
+
+def test_a_top_card_laid_askew_with_one_side_unseen_by_the_network_is_a_guess() -> None:
+    # A top card turned 15 degrees on the card below: all four of its sides lie on image edges,
+    # but the network does not outline the one crossing the border below (film 130's W42). With
+    # one side unseen it is still a guess; with two unseen it is none.
+    below = _card_at(640, 360)
+    top = _card_at(650, 356, 15.0)
+    image = _frame([below, top])
+    pile = cv2.boxPoints(cv2.minAreaRect(_hull(below, top).astype(np.float32))).astype(np.float64)
+    maps = _maps([pile], [top], 0.5)
+    one = _top_guesses(image, _unseen_sides(maps, top, (0,)), pile, None, 3.0, DetectConfig())
+    assert one and min(_corner_error(top, q) for q in one) < 4.0
+    two = _top_guesses(image, _unseen_sides(maps, top, (0, 1)), pile, None, 3.0, DetectConfig())
+    assert all(_corner_error(top, q) > 6.0 for q in two)
 
 
 def test_a_guess_nearly_the_outline_a_card_was_found_inside_is_dropped() -> None:
