@@ -217,7 +217,7 @@ class GladiolaMoves(_EventMoves):
         self._judged: tuple[str, str] | None = None  # the last walk reported, and the top it was laid on
         self._gladiolas: dict[int, Quad] = {}  # tracks of gladiolas counted as laid: where they lay
         self._gladiola_places: list[Quad] = []  # everywhere a gladiola counted as laid lay
-        self._gladiola_calm: float | None = None  # the calm spell the last gladiola counted settled in
+        self._laid_calm: float | None = None  # the calm spell the last walk or gladiola counted settled in
 
     @property
     def zones(self) -> Zones:
@@ -314,6 +314,7 @@ class GladiolaMoves(_EventMoves):
             if reading.kind is CardKind.FINISH:
                 self._awaiting_start = True
                 self._day += 1
+            self._laid_calm = event.calm_since
             return Outcome(conclusions + (Conclusion(gladiola.Walk(card_id), event.evidence),), notes)
         if reading.kind is CardKind.GLADIOLA and self._new_gladiola(card, event.calm_since):
             card_id = self._card_for(reading)
@@ -359,9 +360,11 @@ class GladiolaMoves(_EventMoves):
         the gladiolas laid before (players lay them in a fanned row that grows away from the
         pile), on a track of its own or on a counted gladiola's track a little away from where
         that one lay (laid over it, shifted; a gladiola on the table does not wander). One hand
-        lays one gladiola: no more is counted in the calm spell (``calm_since``) one was in."""
+        lays one card: no gladiola is counted in the calm spell (``calm_since``) a walk or a
+        gladiola was counted in (film 132's fanned row, its outline shifted away from the pile as
+        W49 was laid beside it, came to rest with W49 and was counted as a gladiola more)."""
         before = self._gladiolas.get(card.track_id)
-        again = calm_since is not None and calm_since == self._gladiola_calm
+        again = calm_since is not None and calm_since == self._laid_calm
         if before is not None:
             self._gladiolas[card.track_id] = card.quad
             pile = self._zones.get(ZoneKind.WALK_PILE)
@@ -381,7 +384,7 @@ class GladiolaMoves(_EventMoves):
                 self._gladiolas[card.track_id] = card.quad
         if new:
             self._gladiola_places.append(card.quad)
-            self._gladiola_calm = calm_since
+            self._laid_calm = calm_since
         return new
 
     def _missed_finish(self, card: SettledCard) -> str | None:
@@ -856,6 +859,12 @@ class AppiaMoves(_EventMoves):
         return Outcome((Conclusion(appia.Income(last, self.take, revealed), evidence + event.evidence, ("take",)),))
 
 
+def _again(event: TableEvent) -> bool:
+    """Whether ``event`` is a card settling again with the reading it had (see ``_judge``)."""
+    return (isinstance(event, CardSettled) and event.previous is not None
+            and event.previous.bare == event.card.reading.bare)
+
+
 # --------------------------------------------------------------------------------------------
 # The tracker
 
@@ -949,9 +958,13 @@ class Tracker:
 
     def _judge(self, frame_index: int, timestamp: float, events: Sequence[TableEvent], result: FrameResult,
                view: Any) -> list[TrackedMove]:
-        """The moves this frame's events and, with no hand over the table, the calm table show."""
+        """The moves this frame's events and, with no hand over the table, the calm table show.
+
+        Cards read as something new are taken before cards settling again as what they were (an
+        outline seen anew, nudged): what a new card is laid as decides what the others mean (a
+        walk laid in the calm spell a gladiola's outline shifted in makes no gladiola)."""
         out: list[TrackedMove] = []
-        for event in events:
+        for event in sorted(events, key=_again):
             outcome = self.moves.interpret(event, result.width, result.height, view)
             for note in outcome.notes:
                 self._notices.append(Notice(frame_index, timestamp, note))

@@ -137,6 +137,25 @@ def test_gladiola_a_fan_outline_coming_back_towards_the_pile_is_no_new_gladiola(
     assert [type(m.action) for _, m in moves] == [gladiola.LayGladiola] * 2 + [gladiola.Walk]
 
 
+def test_gladiola_a_fan_outline_shifting_away_as_a_walk_is_laid_is_no_new_gladiola():
+    # The fan's outline moves away from the pile while the next player lays a walk, and comes to
+    # rest with it (film 132's W49): one hand lays one card, the walk.
+    deck = gladiola.load_deck()
+    size = math.sqrt(CARD_W * CARD_H)
+    x = PILE[0] + 130
+    first = Card(x, PILE[1], CardKind.GLADIOLA, None, 3)
+    away = first.at(x + 0.5 * size, PILE[1])
+    w5 = walk(5, deck.walk_card(5).blisters)
+    film = Film(seed=37)
+    film.still([START], 20)
+    film.lay([START], first)
+    film.still([START, first], 25)
+    film.lay([START, first], w5, covers=[START])
+    film.still([w5, away], 25)
+    moves, _ = play(Tracker("gladiola"), film, gladiola.Observer.start(2, 0))
+    assert [type(m.action) for _, m in moves] == [gladiola.LayGladiola, gladiola.Walk]
+
+
 def test_gladiola_a_gladiola_showing_again_from_under_the_next_is_no_new_one():
     # The second gladiola is laid over the first, half a card along: the first card's track
     # follows the new card, and the first card, showing again beside it, gets a track of its
