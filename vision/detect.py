@@ -440,9 +440,13 @@ def _detect_segmented(
         if pile:
             top = _top_card(gray_full, maps, full, card_area, band, config)
             if top is None:
-                continue
-            outline = full
-            (full, support), found_inside = top, True
+                # the outline stands, hidden, with guesses where its top card may lie
+                inside = _top_guesses(gray_full, maps, full, card_area, band, config)
+                if not inside:
+                    continue
+            else:
+                outline = full
+                (full, support), found_inside = top, True
         elif config.refine and not completed:
             refined, support = _refine(gray_full, full, band, config)
             if refined is not None:
@@ -1721,7 +1725,8 @@ of every side (see :func:`_outline_evidence`): the network half sees a pile's to
 the rendered scenes looked at) ..."""
 TOP_MIN_SHARE = 0.55
 """... that cover at least this share of the outline (a pile's top card covers 0.6 of the pile's
-box or more; a printed panel taken for a card inside a lone card about half of it) ..."""
+box or more; a printed panel taken for a card inside a lone card about half of it; see
+``TOP_SPREAD``) ..."""
 TOP_REFINED = 8
 """... and of those the most on edges (see ``TOP_SKEW``), at most this many, are refined. The one
 with the most edge support (see ``TOP_SKEW``), at least ``TOP_SUPPORT``, is the card."""
@@ -1767,6 +1772,11 @@ TOP_GUESS_SHARE = 0.6
 the fourth: a top card's side over the same-coloured border of the card below shows no edge but
 its faint shadow (film 119's W41 on W28, 15 fps: its left side 0.75 on edges, its outline read
 as nothing on every frame it lay on top, the move missed; its guesses read 41 at 0.75-1.0)."""
+TOP_SPREAD = 1.6
+"""An outline of more than this many typical cards' areas is no lone card (see the ``pile`` test in
+:func:`_detect_segmented`): a card inside it need only be of a card's size, not ``TOP_MIN_SHARE``
+of it (film 133's W44 laid askew on W40 with the START card sticking out beside: 0.48 of the
+outline; its outline was dropped on every frame it lay on top)."""
 TOP_GUESS_UNSEEN = 1
 """A quad that lies on edges as ``TOP_SHARE`` asks along all four sides is a guess even when this
 many of its sides are not on the network's outlines as ``TOP_OUTLINE`` asks: the network does not
@@ -1788,7 +1798,7 @@ def _top_card(
     the maps."""
     outline_area = abs(_shoelace(quad))
     low, high = (0.6 * area, 1.2 * area) if area else (0.5 * outline_area, 1.1 * outline_area)
-    found = _inside_quads(gray, maps, quad, max(low, TOP_MIN_SHARE * outline_area), high, config)
+    found = _inside_quads(gray, maps, quad, max(low, _least_top(outline_area, area)), high, config)
     if found is None:
         return None
     quads, share, evidence, skews = found
@@ -1811,12 +1821,12 @@ def _top_guesses(
     """Where a pile's top card may lie inside an outline ``quad`` (frame pixels) when
     :func:`_top_card` finds none that passes: the ``TOP_GUESSES`` quads most on edges with one
     side let down to ``TOP_GUESS_SHARE`` (see there), or one side off the network's outlines (see
-    ``TOP_GUESS_UNSEEN``), of any size from ``TOP_MIN_SHARE`` of the
+    ``TOP_GUESS_UNSEEN``), of any size from ``TOP_MIN_SHARE`` (or ``TOP_SPREAD``) of the
     outline's up to the outline's (the typical card's size may come from pieces of hidden cards:
     film 119's W47 was 1.5 times it), refined where refinement keeps a card's shape. Refinement
     cannot tell which of them is the card; reading can (see :attr:`Detection.inside`)."""
     outline_area = abs(_shoelace(quad))
-    found = _inside_quads(gray, maps, quad, TOP_MIN_SHARE * outline_area, outline_area, config)
+    found = _inside_quads(gray, maps, quad, _least_top(outline_area, area), outline_area, config)
     if found is None:
         return ()
     quads, share, evidence, skews = found
@@ -1831,6 +1841,15 @@ def _top_guesses(
         if all(np.abs(guess - other).max() >= 2.0 for other in guesses):  # two refined alike
             guesses.append(guess)
     return tuple(guesses)
+
+
+def _least_top(outline_area: float, area: float | None) -> float:
+    """The least area of a pile's top card inside an outline of ``outline_area`` (frame pixels),
+    the typical card's ``area`` given: ``TOP_MIN_SHARE`` of the outline's, or 0.6 of a card's when
+    the outline spreads over more than ``TOP_SPREAD`` cards."""
+    if area and outline_area > TOP_SPREAD * area:
+        return 0.6 * area
+    return TOP_MIN_SHARE * outline_area
 
 
 def _card_shaped(quad: np.ndarray, config: DetectConfig) -> bool:
