@@ -96,6 +96,9 @@ ROW_NEW_REACH = 1.6
 """A dated card at rest outside the row zone but this near (card sizes, centre to centre) a card
 of the row lies in the row: put at the row's end, it started the next line under the first card
 (a second line's first card lies about 1.35 card sizes under the line above)."""
+ROW_STIRRED = 0.5
+"""A Valais*Wallis row is not judged while a card on the move lies within this many card sizes
+(centre to centre) of a card of the row at rest."""
 GLADIOLA_NEAR = 1.5
 """A gladiola within this many card sizes of one laid before is laid beside the pile too."""
 GLADIOLA_SHIFT = 0.1
@@ -580,11 +583,16 @@ class ValaisMoves:
 
     def calm(self, cards: Sequence[SettledCard], restless: Sequence[Quad], width: int, height: int,
              view: Any) -> Outcome:
-        """Judge the row (see the class doc) when no card in it is moving or changing."""
+        """Judge the row (see the class doc) when no card in it is moving or changing: none in
+        the row zone, and none where a card of the row rests (its track, or another, on the move
+        there: film 131's 2007 moved to a second line and back, its old track's place then taken
+        by the next card, 2014, still turning; that place read as 2007 once more, a phantom)."""
         if any(not self._zones.zones or self._zones.holds(ZoneKind.ROW, q) for q in restless):
             return Outcome()
-        self._sync(view)
         row = self._row(cards)
+        if any(math.dist(q.centroid, c.quad.centroid) < ROW_STIRRED * card_size(c.quad) for q in restless for c in row):
+            return Outcome()
+        self._sync(view)
         dates = [None if c.reading.date is None else _engine_date(c.reading.date) for c in row]
         accepted = [seen.date for seen in self._timeline]
         pairs = _align(dates, accepted)

@@ -949,6 +949,31 @@ def test_valais_a_card_laid_where_one_lay_a_moment_ago_is_not_that_card_placed_a
     assert [(a.card.date.year, a.position) for a in moves if isinstance(a, valais.PlaceSeen)] == [(1868, 2)]
 
 
+def test_valais_a_card_laid_where_a_second_line_began_a_moment_ago_is_not_that_card_placed_again():
+    # Film 131: the row's last card (2007) was moved to start a second line under the first card
+    # while a card was put in, and back when that card was taken away; its track under the row
+    # stayed behind. The next card, 2014, laid there took that track over: while it turned, the
+    # stale 2007 lay in the row beside the first card and was reported as placed.
+    line = [timeline(400 + 100 * k, d) for k, d in enumerate(["1820", "1845", "1861"])]
+    last = timeline(700, "2007")
+    below = Card(400, ROW_Y + 110, CardKind.TIMELINE, date="2007")
+    film = Film(seed=41)
+    film.still(line + [last], 20)
+    for _ in range(4):  # moved under the first card (a hand hides nothing, the card jumps)
+        film.frame([c.obs() for c in line] + [below.obs(visible=False, confidence=0.4)])
+    film.still(line + [below], 20)
+    for _ in range(4):  # and back
+        film.frame([c.obs() for c in line] + [last.obs(visible=False, confidence=0.4)])
+    film.still(line + [last], 4)  # the next card comes before the track left behind counts as gone
+    new = Card(400, ROW_Y + 110, CardKind.TIMELINE, date="2014")
+    film.lay(line + [last], new)
+    film.frame([c.obs() for c in line + [last]] + [new.obs(date=None)])  # its date not yet read
+    film.still(line + [last, new], 30)
+    tracker = Tracker("valais")
+    moves = [m.action for i, r in enumerate(film.results()) for m in tracker.update(i, i / FPS, r)]
+    assert [(a.card.date.year, a.position) for a in moves if isinstance(a, valais.PlaceSeen)] == [(2014, 4)]
+
+
 @pytest.mark.parametrize(("calm_frames", "placed"), [(6, 2), (2, 1)])
 def test_valais_a_wrong_card_taken_away_before_the_next_hand_is_not_the_card_laid_next(calm_frames, placed):
     # Film 118: a 1993 judged wrong was taken away, the row lay calm a moment, then the next
