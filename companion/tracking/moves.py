@@ -220,7 +220,8 @@ class GladiolaMoves(_EventMoves):
         self._judged: tuple[str, str] | None = None  # the last walk reported, and the top it was laid on
         self._gladiolas: dict[int, Quad] = {}  # tracks of gladiolas counted as laid: where they lay
         self._gladiola_places: list[Quad] = []  # everywhere a gladiola counted as laid lay
-        self._laid_calm: float | None = None  # the calm spell the last walk or gladiola counted settled in
+        self._gladiola_calm: float | None = None  # the calm spell the last gladiola counted settled in
+        self._walk_rest: tuple[float | None, float] | None = None  # the last walk's calm spell and settling time
 
     @property
     def zones(self) -> Zones:
@@ -317,7 +318,7 @@ class GladiolaMoves(_EventMoves):
             if reading.kind is CardKind.FINISH:
                 self._awaiting_start = True
                 self._day += 1
-            self._laid_calm = event.calm_since
+            self._walk_rest = (event.calm_since, card.since)
             return Outcome(conclusions + (Conclusion(gladiola.Walk(card_id), event.evidence),), notes)
         if reading.kind is CardKind.GLADIOLA and self._new_gladiola(card, event.calm_since):
             card_id = self._card_for(reading)
@@ -363,11 +364,14 @@ class GladiolaMoves(_EventMoves):
         the gladiolas laid before (players lay them in a fanned row that grows away from the
         pile), on a track of its own or on a counted gladiola's track a little away from where
         that one lay (laid over it, shifted; a gladiola on the table does not wander). One hand
-        lays one card: no gladiola is counted in the calm spell (``calm_since``) a walk or a
-        gladiola was counted in (film 132's fanned row, its outline shifted away from the pile as
-        W49 was laid beside it, came to rest with W49 and was counted as a gladiola more)."""
+        lays one card: no more gladiola is counted in the calm spell (``calm_since``) one was in,
+        nor one settling with a walk, at the same moment of the same calm spell (what the walk's
+        hand stirred: film 132's fanned row, its outline shifted away from the pile as W49 was
+        laid beside it, was counted as a gladiola more). (A gladiola settling later in a walk's
+        calm spell was laid by a hand the camera missed: film 132's G6.)"""
         before = self._gladiolas.get(card.track_id)
-        again = calm_since is not None and calm_since == self._laid_calm
+        again = calm_since is not None and (calm_since == self._gladiola_calm
+                                            or (calm_since, card.since) == self._walk_rest)
         if before is not None:
             self._gladiolas[card.track_id] = card.quad
             pile = self._zones.get(ZoneKind.WALK_PILE)
@@ -387,7 +391,7 @@ class GladiolaMoves(_EventMoves):
                 self._gladiolas[card.track_id] = card.quad
         if new:
             self._gladiola_places.append(card.quad)
-            self._laid_calm = calm_since
+            self._gladiola_calm = calm_since
         return new
 
     def _missed_finish(self, card: SettledCard) -> str | None:

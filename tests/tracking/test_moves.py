@@ -156,6 +156,28 @@ def test_gladiola_a_fan_outline_shifting_away_as_a_walk_is_laid_is_no_new_gladio
     assert [type(m.action) for _, m in moves] == [gladiola.LayGladiola, gladiola.Walk]
 
 
+def test_gladiola_a_gladiola_laid_later_in_a_walks_calm_spell_counts():
+    # The hand laying the next gladiola goes unseen (film 132's G6): the fan is hidden a moment
+    # and comes back further from the pile, in the calm spell the walk before settled in.
+    deck = gladiola.load_deck()
+    size = math.sqrt(CARD_W * CARD_H)
+    x = PILE[0] + 130
+    first = Card(x, PILE[1], CardKind.GLADIOLA, None, 3)
+    away = Card(x + 0.5 * size, PILE[1], CardKind.GLADIOLA, None, 2)
+    w5 = walk(5, deck.walk_card(5).blisters)
+    film = Film(seed=43)
+    film.still([START], 20)
+    film.lay([START], first)
+    film.still([START, first], 25)
+    film.lay([START, first], w5, covers=[START])
+    film.still([w5, first], 25)
+    for _ in range(6):
+        film.frame([w5.obs(), first.obs(visible=False, confidence=0.4)])
+    film.still([w5, away], 25)
+    moves, _ = play(Tracker("gladiola"), film, gladiola.Observer.start(2, 0))
+    assert [type(m.action) for _, m in moves] == [gladiola.LayGladiola, gladiola.Walk, gladiola.LayGladiola]
+
+
 def test_gladiola_a_gladiola_showing_again_from_under_the_next_is_no_new_one():
     # The second gladiola is laid over the first, half a card along: the first card's track
     # follows the new card, and the first card, showing again beside it, gets a track of its
