@@ -55,7 +55,7 @@ Classical pipeline (all of it runs at a reduced working resolution except the co
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -436,13 +436,14 @@ def _detect_segmented(
         card_area = typical_area / factor**2 if typical_area > 0 else None
         found_inside = False  # a card found inside an outline that is no card (see ``_top_card``)
         inside: tuple[np.ndarray, ...] = ()  # where it may lie when not found (see ``_top_guesses``)
+        also_inside: tuple[np.ndarray, ...] = ()  # ... on weaker evidence
         outline = None  # that outline
         if pile:
             top = _top_card(gray_full, maps, full, card_area, band, config)
             if top is None:
                 # the outline stands, hidden, with guesses where its top card may lie
-                inside = _top_guesses(gray_full, maps, full, card_area, band, config)
-                if not inside:
+                inside, also_inside = _top_guesses(gray_full, maps, full, card_area, band, config)
+                if not inside and not also_inside:
                     continue
             else:
                 outline = full
@@ -464,7 +465,7 @@ def _detect_segmented(
                         outline = full
                         (full, support), found_inside = top, True
                     else:
-                        inside = _top_guesses(gray_full, maps, full, card_area, band, config)
+                        inside, also_inside = _top_guesses(gray_full, maps, full, card_area, band, config)
         conf = piece.score * (0.6 + 0.4 * min(1.0, support / max(config.min_edge_support, 1e-6)))
         if occluded and not found_inside:
             conf *= 0.8
@@ -478,7 +479,8 @@ def _detect_segmented(
         )
         hidden_now = occluded and not found_inside
         det = Detection(Quad.card_order(full), round(float(conf), 4), visible=not (hidden_now or cut),
-                        inside=tuple(Quad.card_order(q) for q in inside))
+                        inside=tuple(Quad.card_order(q) for q in inside),
+                        also_inside=tuple(Quad.card_order(q) for q in also_inside))
         # a card found inside an outline may be found again by another piece: it goes with the guesses
         if occluded or completed or found_inside:
             guessed.append((det, outline))
@@ -1778,11 +1780,13 @@ TOP_SPREAD = 1.6
 of it (film 133's W44 laid askew on W40 with the START card sticking out beside: 0.48 of the
 outline; its outline was dropped on every frame it lay on top)."""
 TOP_GUESS_UNSEEN = 1
-"""A quad that lies on edges as ``TOP_SHARE`` asks along all four sides is a guess even when this
-many of its sides are not on the network's outlines as ``TOP_OUTLINE`` asks: the network does not
-see a top card's side laid askew across the same-coloured border of the card below (film 130's W42,
-some 15 degrees off the pile: its upper side 0.12, the other three 0.45-0.68; its outline was
-searched on every frame it lay on top, no guess was it, the move was missed)."""
+"""A quad that lies on edges as ``TOP_SHARE`` asks along all four sides is a guess of the second
+set (:attr:`Detection.also_inside`) even when this many of its sides are not on the network's
+outlines as ``TOP_OUTLINE`` asks: the network does not see a top card's side laid askew across the
+same-coloured border of the card below (film 130's W42, some 15 degrees off the pile: its upper
+side 0.12, the other three 0.45-0.68; its outline was searched on every frame it lay on top, no
+guess was it, the move was missed). A quad taking in the strip of the card below is such a quad
+too (film 130's W35): these are tried only when the first set gives no reading."""
 
 
 def _top_card(
@@ -1817,28 +1821,39 @@ def _top_card(
 
 def _top_guesses(
     gray: np.ndarray, maps: CardMaps, quad: np.ndarray, area: float | None, radius: float, config: DetectConfig,
-) -> tuple[np.ndarray, ...]:
+) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]:
     """Where a pile's top card may lie inside an outline ``quad`` (frame pixels) when
-    :func:`_top_card` finds none that passes: the ``TOP_GUESSES`` quads most on edges with one
-    side let down to ``TOP_GUESS_SHARE`` (see there), or one side off the network's outlines (see
-    ``TOP_GUESS_UNSEEN``), of any size from ``TOP_MIN_SHARE`` (or ``TOP_SPREAD``) of the
-    outline's up to the outline's (the typical card's size may come from pieces of hidden cards:
-    film 119's W47 was 1.5 times it), refined where refinement keeps a card's shape. Refinement
-    cannot tell which of them is the card; reading can (see :attr:`Detection.inside`)."""
+    :func:`_top_card` finds none that passes, in two sets: the ``TOP_GUESSES`` quads most on
+    edges with one side let down to ``TOP_GUESS_SHARE`` (see there), and those with one side off
+    the network's outlines instead (see ``TOP_GUESS_UNSEEN``); of any size from ``TOP_MIN_SHARE``
+    (or ``TOP_SPREAD``) of the outline's up to the outline's (the typical card's size may come from
+    pieces of hidden cards: film 119's W47 was 1.5 times it), refined where refinement keeps a
+    card's shape. Refinement cannot tell which of them is the card; reading can (see
+    :attr:`Detection.inside` and :attr:`Detection.also_inside`)."""
     outline_area = abs(_shoelace(quad))
     found = _inside_quads(gray, maps, quad, _least_top(outline_area, area), outline_area, config)
     if found is None:
-        return ()
+        return (), ()
     quads, share, evidence, skews = found
     ordered = np.sort(share, axis=1)
     seen = evidence >= TOP_OUTLINE
-    good = (((ordered[:, 1] >= TOP_SHARE) & (ordered[:, 0] >= TOP_GUESS_SHARE) & seen.all(axis=1))
-            | ((ordered[:, 0] >= TOP_SHARE) & (seen.sum(axis=1) >= 4 - TOP_GUESS_UNSEEN)))
+    one_side_faint = (ordered[:, 1] >= TOP_SHARE) & (ordered[:, 0] >= TOP_GUESS_SHARE) & seen.all(axis=1)
+    one_side_unseen = (ordered[:, 0] >= TOP_SHARE) & (seen.sum(axis=1) >= 4 - TOP_GUESS_UNSEEN) & ~one_side_faint
+    # a quad taking in the strip of the card below along one side is on edges all round too:
+    # those with a side unseen are the second set, tried when the first gives no reading (film
+    # 130's W35, read by two of its first set, lost among its second)
+    return (_refined_guesses(gray, _most_on_edges(quads, share, skews, one_side_faint, TOP_GUESSES), radius, config),
+            _refined_guesses(gray, _most_on_edges(quads, share, skews, one_side_unseen, TOP_GUESSES), radius, config))
+
+
+def _refined_guesses(gray: np.ndarray, quads: Sequence[np.ndarray], radius: float, config: DetectConfig) -> tuple[np.ndarray, ...]:
+    """The guesses ``quads`` (frame pixels) refined where refinement keeps a card's shape, in card
+    order, those refined alike once."""
     guesses: list[np.ndarray] = []
-    for cand in _most_on_edges(quads, share, skews, good, TOP_GUESSES):
+    for cand in quads:
         refined, _ = _refine_once(gray, cand, min(radius, 2.0), config)
         guess = Quad.card_order(refined if refined is not None and _card_shaped(refined, config) else cand).as_array()
-        if all(np.abs(guess - other).max() >= 2.0 for other in guesses):  # two refined alike
+        if all(np.abs(guess - other).max() >= 2.0 for other in guesses):
             guesses.append(guess)
     return tuple(guesses)
 

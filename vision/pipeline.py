@@ -185,7 +185,8 @@ class CardReader:
             hit = entry.reading if entry is not None else None
             if entry is not None and entry.inside is not None:
                 found_inside[k] = entry.inside
-                det = detections[k] = replace(det, quad=Quad.from_array(entry.inside), visible=True, inside=())
+                det = detections[k] = replace(det, quad=Quad.from_array(entry.inside), visible=True, inside=(),
+                                              also_inside=())
             if again:
                 second_look.add(k)
             crop = None
@@ -216,14 +217,14 @@ class CardReader:
                     if second.kind is not CardKind.UNKNOWN:
                         hit = replace(second, turn=1)
                         crop = turned_crop
-                if det.inside and not _sure(hit):
+                if (det.inside or det.also_inside) and not _sure(hit):
                     # (an outline flagged partly hidden too: a pile seen as pieces; the card read
                     # inside it lies on top, in full view)
-                    inner = self._read_inside(image, det.inside)
+                    inner = self._read_inside(image, det.inside) or self._read_inside(image, det.also_inside)
                     if inner is not None:
                         quad, hit, crop = inner
                         found_inside[k] = Quad.card_order(quad.as_array()).as_array()
-                        detections[k] = replace(det, quad=quad, visible=True, inside=())
+                        detections[k] = replace(det, quad=quad, visible=True, inside=(), also_inside=())
                 fresh.append((k, corners, thumb))
             readings.append(hit)
             crops.append(crop)

@@ -214,13 +214,15 @@ class Detection:
     image border); the quad is then the best estimate of the whole card's outline.
     ``inside`` holds quads where a card may lie inside this one when the outline may take in more
     than one card (a pile's top card whose side could not be told from the card below): a reader
-    that cannot read the outline tries them.
+    that cannot read the outline tries them, and ``also_inside`` (guesses on weaker evidence)
+    when they give no reading.
     """
 
     quad: Quad
     confidence: float
     visible: bool = True
     inside: tuple[Quad, ...] = ()
+    also_inside: tuple[Quad, ...] = ()
 
     def __post_init__(self) -> None:
         _check_unit("detection confidence", self.confidence)

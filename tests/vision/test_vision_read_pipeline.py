@@ -326,3 +326,24 @@ def test_a_card_read_inside_an_outline_flagged_partly_hidden_is_in_full_view() -
     assert (seen.kind.value, seen.value, seen.visible) == ("walk", truth.spec.value, True)
     again = reader.read_detections(scene.image, [hidden]).observations[0]
     assert again == seen and again.visible
+
+
+def test_the_second_set_of_guesses_is_read_only_when_the_first_gives_nothing() -> None:
+    # The first set reads nothing (it cuts through the card): the card is read at the second
+    # set. When the first set reads a card, the second (here on another card) is not taken.
+    scene = render_scene(11, Game.GLADIOLA, SceneConfig(resolution=(960, 540), degrade=False,
+                                                        layout=LayoutKind.SCATTERED, hands=0))
+    walks = [c for c in scene.truth.cards if c.visible_fraction > 0.97 and c.spec.kind.value == "walk"]
+    a, b = next((a, b) for a in walks for b in walks if a.spec.value != b.spec.value)
+    config = PipelineConfig(deck=Deck.for_game("gladiola"), tesseract=False)
+    outline = Quad.card_order(_grown(np.asarray(a.corners, np.float64), 0.3, 0.2))
+    at_a, at_b = Quad.from_array(a.corners), Quad.from_array(b.corners)
+    second = CardReader(config).read_detections(
+        scene.image, [Detection(outline, 1.0, inside=(outline, outline), also_inside=(at_a,))]).observations[0]
+    assert (second.kind.value, second.value) == ("walk", a.spec.value)
+    first = CardReader(config).read_detections(
+        scene.image, [Detection(outline, 1.0, inside=(at_a,), also_inside=(at_b,))]).observations[0]
+    assert (first.kind.value, first.value) == ("walk", a.spec.value)
+    neither = CardReader(config).read_detections(
+        scene.image, [Detection(outline, 1.0, inside=(outline,), also_inside=(outline,))]).observations[0]
+    assert neither.kind.value == "unknown" or neither.confidence < 0.5
