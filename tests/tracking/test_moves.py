@@ -137,21 +137,24 @@ def test_gladiola_a_fan_outline_coming_back_towards_the_pile_is_no_new_gladiola(
     assert [type(m.action) for _, m in moves] == [gladiola.LayGladiola] * 2 + [gladiola.Walk]
 
 
-def test_gladiola_a_fan_outline_shifting_away_as_a_walk_is_laid_is_no_new_gladiola():
-    # The fan's outline moves away from the pile while the next player lays a walk, and comes to
-    # rest with it (film 132's W49): one hand lays one card, the walk.
-    deck = gladiola.load_deck()
-    size = math.sqrt(CARD_W * CARD_H)
-    x = PILE[0] + 130
-    first = Card(x, PILE[1], CardKind.GLADIOLA, None, 3)
-    away = first.at(x + 0.5 * size, PILE[1])
-    w5 = walk(5, deck.walk_card(5).blisters)
-    film = Film(seed=37)
+def _gladiola_then_walk(seed: int) -> tuple[Film, Card, Card]:
+    """A film of a gladiola laid beside the pile and at rest, then W05 being laid on the START
+    card (still to come to rest); with the gladiola and the walk."""
+    first = Card(PILE[0] + 130, PILE[1], CardKind.GLADIOLA, None, 3)
+    w5 = walk(5, gladiola.load_deck().walk_card(5).blisters)
+    film = Film(seed=seed)
     film.still([START], 20)
     film.lay([START], first)
     film.still([START, first], 25)
     film.lay([START, first], w5, covers=[START])
-    film.still([w5, away], 25)
+    return film, first, w5
+
+
+def test_gladiola_a_fan_outline_shifting_away_as_a_walk_is_laid_is_no_new_gladiola():
+    # The fan's outline moves away from the pile while the next player lays a walk, and comes to
+    # rest with it (film 132's W49): one hand lays one card, the walk.
+    film, first, w5 = _gladiola_then_walk(37)
+    film.still([w5, first.at(first.x + 0.5 * math.sqrt(CARD_W * CARD_H), PILE[1])], 25)
     moves, _ = play(Tracker("gladiola"), film, gladiola.Observer.start(2, 0))
     assert [type(m.action) for _, m in moves] == [gladiola.LayGladiola, gladiola.Walk]
 
@@ -159,17 +162,8 @@ def test_gladiola_a_fan_outline_shifting_away_as_a_walk_is_laid_is_no_new_gladio
 def test_gladiola_a_gladiola_laid_later_in_a_walks_calm_spell_counts():
     # The hand laying the next gladiola goes unseen (film 132's G6): the fan is hidden a moment
     # and comes back further from the pile, in the calm spell the walk before settled in.
-    deck = gladiola.load_deck()
-    size = math.sqrt(CARD_W * CARD_H)
-    x = PILE[0] + 130
-    first = Card(x, PILE[1], CardKind.GLADIOLA, None, 3)
-    away = Card(x + 0.5 * size, PILE[1], CardKind.GLADIOLA, None, 2)
-    w5 = walk(5, deck.walk_card(5).blisters)
-    film = Film(seed=43)
-    film.still([START], 20)
-    film.lay([START], first)
-    film.still([START, first], 25)
-    film.lay([START, first], w5, covers=[START])
+    film, first, w5 = _gladiola_then_walk(43)
+    away = Card(first.x + 0.5 * math.sqrt(CARD_W * CARD_H), PILE[1], CardKind.GLADIOLA, None, 2)
     film.still([w5, first], 25)
     for _ in range(6):
         film.frame([w5.obs(), first.obs(visible=False, confidence=0.4)])

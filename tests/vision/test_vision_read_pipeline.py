@@ -266,17 +266,23 @@ def test_a_card_is_read_at_a_guess_inside_an_outline_that_reads_as_nothing() -> 
     assert reader.reads == reads and again == first
 
 
-def test_a_reading_not_read_by_most_guesses_is_not_taken() -> None:
-    # Two guesses, each on another card, each read surely: which one lies inside the outline is
-    # not told, so the outline stays unread rather than take either. So it does when one guess
-    # reads surely and two read nothing (guesses cutting through a card may read a fragment of
-    # its print), while one guess alone, read surely, stands.
+def _two_walks():
+    """A rendered scene with two walks of different values in full view, a reader's config, and
+    an outline grown round the first walk."""
     scene = render_scene(11, Game.GLADIOLA, SceneConfig(resolution=(960, 540), degrade=False,
                                                         layout=LayoutKind.SCATTERED, hands=0))
     walks = [c for c in scene.truth.cards if c.visible_fraction > 0.97 and c.spec.kind.value == "walk"]
     a, b = next((a, b) for a in walks for b in walks if a.spec.value != b.spec.value)
     config = PipelineConfig(deck=Deck.for_game("gladiola"), tesseract=False)
-    outline = Quad.card_order(_grown(np.asarray(a.corners, np.float64), 0.3, 0.2))
+    return scene, a, b, config, Quad.card_order(_grown(np.asarray(a.corners, np.float64), 0.3, 0.2))
+
+
+def test_a_reading_not_read_by_most_guesses_is_not_taken() -> None:
+    # Two guesses, each on another card, each read surely: which one lies inside the outline is
+    # not told, so the outline stays unread rather than take either. So it does when one guess
+    # reads surely and two read nothing (guesses cutting through a card may read a fragment of
+    # its print), while one guess alone, read surely, stands.
+    scene, a, b, config, outline = _two_walks()
     one = CardReader(config).read_detections(
         scene.image, [Detection(outline, 1.0, inside=(Quad.from_array(a.corners),))]).observations[0]
     assert (one.kind.value, one.value) == ("walk", a.spec.value)
@@ -331,12 +337,7 @@ def test_a_card_read_inside_an_outline_flagged_partly_hidden_is_in_full_view() -
 def test_the_second_set_of_guesses_is_read_only_when_the_first_gives_nothing() -> None:
     # The first set reads nothing (it cuts through the card): the card is read at the second
     # set. When the first set reads a card, the second (here on another card) is not taken.
-    scene = render_scene(11, Game.GLADIOLA, SceneConfig(resolution=(960, 540), degrade=False,
-                                                        layout=LayoutKind.SCATTERED, hands=0))
-    walks = [c for c in scene.truth.cards if c.visible_fraction > 0.97 and c.spec.kind.value == "walk"]
-    a, b = next((a, b) for a in walks for b in walks if a.spec.value != b.spec.value)
-    config = PipelineConfig(deck=Deck.for_game("gladiola"), tesseract=False)
-    outline = Quad.card_order(_grown(np.asarray(a.corners, np.float64), 0.3, 0.2))
+    scene, a, b, config, outline = _two_walks()
     at_a, at_b = Quad.from_array(a.corners), Quad.from_array(b.corners)
     second = CardReader(config).read_detections(
         scene.image, [Detection(outline, 1.0, inside=(outline, outline), also_inside=(at_a,))]).observations[0]
