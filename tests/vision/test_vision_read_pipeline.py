@@ -336,15 +336,25 @@ def test_a_card_read_inside_an_outline_flagged_partly_hidden_is_in_full_view() -
 
 def test_the_second_set_of_guesses_is_read_only_when_the_first_gives_nothing() -> None:
     # The first set reads nothing (it cuts through the card): the card is read at the second
-    # set. When the first set reads a card, the second (here on another card) is not taken.
+    # set. When the first set reads a card, the second (here on another card) is not taken,
+    # unless the first set is one guess: the second then joins its vote.
     scene, a, b, config, outline = _two_walks()
     at_a, at_b = Quad.from_array(a.corners), Quad.from_array(b.corners)
     second = CardReader(config).read_detections(
         scene.image, [Detection(outline, 1.0, inside=(outline, outline), also_inside=(at_a,))]).observations[0]
     assert (second.kind.value, second.value) == ("walk", a.spec.value)
+    a_again = Quad.from_array(np.asarray(a.corners) + 1.0)
     first = CardReader(config).read_detections(
-        scene.image, [Detection(outline, 1.0, inside=(at_a,), also_inside=(at_b,))]).observations[0]
+        scene.image, [Detection(outline, 1.0, inside=(at_a, a_again), also_inside=(at_b,))]).observations[0]
     assert (first.kind.value, first.value) == ("walk", a.spec.value)
+    torn = CardReader(config).read_detections(
+        scene.image, [Detection(outline, 1.0, inside=(at_a,), also_inside=(at_b,))]).observations[0]
+    assert torn.kind.value == "unknown" or torn.confidence < 0.5
     neither = CardReader(config).read_detections(
         scene.image, [Detection(outline, 1.0, inside=(outline,), also_inside=(outline,))]).observations[0]
     assert neither.kind.value == "unknown" or neither.confidence < 0.5
+    # a first set of one guess is weak: the second set joins its vote
+    at_a_too = (at_a, a_again, Quad.from_array(np.asarray(a.corners) - 1.0))
+    outvoted = CardReader(config).read_detections(
+        scene.image, [Detection(outline, 1.0, inside=(at_b,), also_inside=at_a_too)]).observations[0]
+    assert (outvoted.kind.value, outvoted.value) == ("walk", a.spec.value)
