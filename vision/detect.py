@@ -479,8 +479,8 @@ def _detect_segmented(
         )
         hidden_now = occluded and not found_inside
         det = Detection(Quad.card_order(full), round(float(conf), 4), visible=not (hidden_now or cut),
-                        inside=tuple(Quad.card_order(q) for q in inside),
-                        also_inside=tuple(Quad.card_order(q) for q in also_inside))
+                        inside=tuple(Quad.from_array(q) for q in inside),  # in card order already
+                        also_inside=tuple(Quad.from_array(q) for q in also_inside))
         # a card found inside an outline may be found again by another piece: it goes with the guesses
         if occluded or completed or found_inside:
             guessed.append((det, outline))

@@ -292,7 +292,7 @@ class GladiolaMoves(_EventMoves):
         if not self._zones.zones:
             return Outcome()
         if reading.kind in (CardKind.WALK, CardKind.FINISH) and self._zones.holds(ZoneKind.WALK_PILE, card.quad):
-            if event.previous is not None and event.previous.bare == reading.bare:
+            if _again(event):
                 return Outcome()  # the same card, its blister count read anew (a FINISH's, say)
             card_id = self._card_for(reading)
             if card_id is None or card_id in self._on_table:
@@ -974,7 +974,7 @@ class Tracker:
 
         Cards read as something new are taken before cards settling again as what they were (an
         outline seen anew, nudged): what a new card is laid as decides what the others mean (a
-        walk laid in the calm spell a gladiola's outline shifted in makes no gladiola)."""
+        gladiola's outline shifted as a walk was laid, settling with it, makes no gladiola)."""
         out: list[TrackedMove] = []
         for event in sorted(events, key=_again):
             outcome = self.moves.interpret(event, result.width, result.height, view)
