@@ -90,6 +90,12 @@ JITTER_CORNERS = 0.3
 rest outlined anew (the detector runs afresh every few frames and an edge of the card below may
 take a corner a few pixels off), not a move: it neither restarts the card's settle clock nor
 counts towards a hand over the table. A card turned or pushed moves further."""
+JITTER_REACH_NAMED = 0.15
+"""The same for an outline read as the very walk card the track holds (its km value is printed on
+one card of the deck only): the top card of the walk pile is outlined now alone, now with a
+piece of the card below, now askew, and its centre jumps up to an eighth of a card (film 135:
+W32 on W27 outlined five ways, its verdict 2.2 s after it rested). Another card laid there
+reads otherwise; a card pushed further than this still moves."""
 RETURN_SECONDS = 1.0
 """A settled card seen again after it was missing on a calm table (see the module doc's *Return*)
 is neither at rest nor counted among the settled cards until its votes since then confirm a
@@ -556,13 +562,16 @@ class CardTracker:
         if not _same_card(track.reading, obs):
             return False
         unread = obs.kind is CardKind.UNKNOWN
-        return self._near(track.anchor, obs.quad) or (unread and _takes_in(obs.quad, track.anchor))
+        named = obs.kind is CardKind.WALK and obs.value is not None
+        return (self._near(track.anchor, obs.quad, JITTER_REACH_NAMED if named else JITTER_REACH)
+                or (unread and _takes_in(obs.quad, track.anchor)))
 
     @staticmethod
-    def _near(rest: Quad, quad: Quad) -> bool:
-        """Whether ``quad`` is another outline of a card resting at ``rest`` (see ``JITTER_REACH``)."""
+    def _near(rest: Quad, quad: Quad, reach: float = JITTER_REACH) -> bool:
+        """Whether ``quad`` is another outline of a card resting at ``rest``: its centre within
+        ``reach`` card sizes (see ``JITTER_REACH``)."""
         size = card_size(rest)
-        return (math.dist(rest.centroid, quad.centroid) <= JITTER_REACH * size
+        return (math.dist(rest.centroid, quad.centroid) <= reach * size
                 and corner_shift(rest, quad) <= JITTER_CORNERS * size)
 
     def _majority(self, track: _Track) -> Reading | None:

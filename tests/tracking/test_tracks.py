@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -10,7 +11,7 @@ import pytest
 from companion.errors import CompanionError
 from companion.tracking import CardRemoved, CardSettled, CardTracker, Reading, TrackConfig, skin_fraction
 from tests.tracking.film import CARD_H, CARD_W, FPS, HEIGHT, WIDTH, Card, Film, card_quad, run
-from vision.types import CardKind, CardObservation, FrameResult
+from vision.types import CardKind, CardObservation, FrameResult, Quad
 
 CFG = TrackConfig()
 SETTLE_FRAMES = math.ceil(CFG.settle_seconds * FPS - 1e-9)
@@ -391,6 +392,44 @@ def test_a_card_outlined_in_turn_two_ways_each_a_little_different_settles():
         film.frame([W30.obs(), seen])
     events = settled(run(CardTracker(), film))
     assert [e.card.reading.value for i, e in events if i >= landed] == [17]
+
+
+# Film 135, frames 166-182: W32 on the walk pile outlined with a strip of W27 below it (flagged
+# partly hidden), alone, askew, and again with the strip, as the detector found it.
+_W32_OUTLINES = (
+    ([(585, 208), (686, 209), (695, 366), (593, 374)], False, 6),
+    ([(590, 214), (686, 209), (693, 341), (600, 350)], True, 5),
+    ([(593, 208), (684, 210), (700, 366), (609, 361)], True, 2),
+    ([(590, 222), (684, 213), (701, 366), (606, 373)], True, 3),
+    ([(596, 214), (686, 208), (693, 341), (598, 350)], True, 20),
+)
+
+
+@pytest.mark.parametrize("push", [0.0, -24.0])
+def test_a_walk_card_outlined_many_ways_about_its_place_settles_once(push):
+    # Every outline reads the same km value, so the card rests as soon as it lies (film 135:
+    # W32's verdict came 2.2 s after it rested). Pushed a fifth of a card up at the end,
+    # it moves and settles again there.
+    w27 = Card(641.0, 280.0, CardKind.WALK, 27, 1)
+    film = Film(seed=9)
+    film.still([w27], 30)
+    hand = film.still([w27], 3)  # a hand over the pile lays the 32
+    landed = len(film.frames)
+    for corners, visible, n in _W32_OUTLINES:
+        quad = Quad(tuple((float(x), float(y)) for x, y in corners))  # type: ignore[arg-type]
+        for _ in range(n):
+            film.frame([CardObservation(quad=quad, kind=CardKind.WALK, value=32, blisters=1, confidence=0.9,
+                                        visible=visible)])
+    pushed = len(film.frames)
+    last = Quad(tuple((x, y + push) for x, y in film.frames[-1][0].quad.corners))  # type: ignore[arg-type]
+    for _ in range(20):
+        film.frame([replace(film.frames[-1][0], quad=last)])
+    tracker = CardTracker()
+    events = [(i, e) for i, result in enumerate(film.results())
+              for e in tracker.update(i / FPS, result, hand=True if hand <= i < landed else None)]
+    late = [(i, e.card.reading.value, e.moved) for i, e in settled(events) if i >= landed]
+    assert late[0][1:] == (32, True) and late[0][0] <= landed + SETTLE_FRAMES + 1
+    assert [(i >= pushed, v) for i, v, _ in late[1:]] == ([(True, 32)] if push else [])
 
 
 def _unread(quad, hidden: bool = True):
