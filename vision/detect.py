@@ -425,7 +425,9 @@ def _detect_segmented(
             low = config.min_piece_frac if at_border and not occluded else 0.6
             if not (low * typical_area <= quad_area <= 1.6 * typical_area):
                 continue
-        elif occluded and quad_area < config.lone_piece_area_factor * min_area:
+        elif typical_area <= 0 and occluded and quad_area < config.lone_piece_area_factor * min_area:
+            # with no card in full view to give the size (a pile with one took its size above:
+            # film 135's W16 on W4, two map pixels short of this, lost 15 frames)
             continue
         # Map pixel centres to frame pixel centres (the map is an area-resampled copy).
         full = (quad + 0.5) / factor - 0.5

@@ -336,3 +336,26 @@ def test_a_pile_spread_over_two_cards_is_searched_for_a_top_card_of_a_cards_size
     near_pile = [d for d in hidden if abs(d.quad.as_array()[:, 0].mean() - 780) < 80]
     assert len(near_pile) == 1 and not near_pile[0].visible
     assert min(_corner_error(top, q.as_array()) for q in near_pile[0].inside + near_pile[0].also_inside) < 6.0
+
+
+def test_a_pile_with_a_card_in_full_view_is_searched_whatever_its_size_against_the_least_area() -> None:
+    # Small cards: the pile's outline (its top card turned over the card below, which sticks
+    # out at one side) is a little bigger than the lone card but under the size a partly hidden
+    # piece needs when no card is in full view (film 135's W16 on W4, lost 15 frames). The lone
+    # card gives the size, so the pile is searched, and its top card found.
+    from vision.detect import _plausible_shape, _region_piece, _shoelace
+    from vision.segment import card_regions
+
+    config = DetectConfig(seg_zoom=1.0)
+    lone = _card_at(300, 360, 0.0, 80.0, 124.0)
+    below, top = _card_at(820, 355, 12.0, 80.0, 124.0), _card_at(800, 360, -10.0, 80.0, 124.0)
+    image = cv2.cvtColor(_frame([lone, below, top]), cv2.COLOR_GRAY2BGR)
+    maps = _maps([lone, _hull(below, top)], [lone, top], 0.55)
+    pile = next(p for r in card_regions(maps) if (p := _region_piece(r)).quad[:, 0].mean() > 200)
+    least = config.lone_piece_area_factor * config.min_area_frac * maps.interior.size
+    assert 80.0 * 124.0 * FACTOR**2 < abs(_shoelace(pile.quad)) < least
+    assert not _plausible_shape(pile.quad, config)
+    found = _detect_segmented(image, _MapsOf(maps), config, maps)  # type: ignore[arg-type]
+    near_pile = [d for d in found if abs(d.quad.as_array()[:, 0].mean() - 800) < 60]
+    assert len(near_pile) == 1 and near_pile[0].visible
+    assert _corner_error(top, near_pile[0].quad.as_array()) < 6.0
