@@ -54,8 +54,9 @@ Classical pipeline (all of it runs at a reduced working resolution except the co
 
 from __future__ import annotations
 
+import itertools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -63,7 +64,7 @@ import cv2
 import numpy as np
 
 from vision.errors import InvalidImageError
-from vision.segment import MODEL_PATH, CardMaps, CardSegmenter, card_regions, load_segmenter
+from vision.segment import MODEL_PATH, CardMaps, CardRegion, CardSegmenter, card_regions, load_segmenter
 from vision.types import Detection, Quad
 
 
@@ -342,7 +343,8 @@ def _detect_segmented(
 
     A region that fills its quad well is a card in full view. Otherwise the card is partly
     hidden; when its seen part is shorter than the cards in full view along one axis and another
-    card lies against that end, the quad is extended under that card to the typical size.
+    card lies against that end, the quad is extended under that card to the typical size. Two
+    touching regions too small or shapeless to stand alone are tried joined (see ``JOIN_GAP``).
     """
     height, width = frame.shape[:2]
     if maps is None:
@@ -352,6 +354,7 @@ def _detect_segmented(
     min_area = config.min_area_frac * map_area
     max_area = config.max_area_frac * map_area
     pieces: list[_Piece] = []
+    masks: dict[int, np.ndarray] = {}  # the region of each piece made of one, by the piece's id
     regions = card_regions(maps)
     # Each pixel of a region holds that region's area: which neighbour is bigger (more likely
     # the card lying on top) decides where a partly hidden card continues.
@@ -373,6 +376,7 @@ def _detect_segmented(
                 pieces.extend(p for p in closer if abs(_shoelace(p.quad)) <= max_area)
                 continue
         pieces.append(piece)
+        masks[id(piece)] = region.mask
     mh, mw = maps.interior.shape
 
     def is_whole(p: _Piece) -> bool:
@@ -402,7 +406,20 @@ def _detect_segmented(
     detections: list[Detection] = []
     kept: list[np.ndarray] = []  # the detections' quads, and the outlines cards were found inside
     guessed: list[tuple[Detection, np.ndarray | None]] = []
-    for k, piece in enumerate(pieces):
+    dropped: list[int] = []  # pieces of one region each dropped for their size or shape
+    first_joined = len(pieces)  # pieces from here on are two dropped pieces joined
+
+    def queue() -> Iterator[int]:
+        """The pieces in turn, then the dropped ones joined (see :func:`_joined`)."""
+        yield from range(first_joined)
+        for joined_piece in _joined(pieces, dropped, masks):
+            pieces.append(joined_piece)
+            hidden.append(True)
+            yield len(pieces) - 1
+
+    for k in queue():
+        piece = pieces[k]
+        joined = k >= first_joined
         occluded = hidden[k]
         completed = k in grown
         quad = grown.get(k, piece.quad)
@@ -418,16 +435,23 @@ def _detect_segmented(
         pile = (config.refine and occluded and not at_border and not completed
                 and (1.6 * typical_area < quad_area or (shapeless and typical_area <= quad_area))
                 and (quad_area <= PILE_AREA * typical_area or (shapeless and typical_area <= 0)))
-        if shapeless and not pile:
-            continue
+        if joined:  # two pieces of a card cut apart, or of a pile (see ``JOIN_GAP``)
+            pile = (config.refine and occluded and not at_border
+                    and (typical_area <= 0 or 0.6 * typical_area <= quad_area <= PILE_AREA * typical_area))
+        small = quad_area < config.lone_piece_area_factor * min_area
         if typical_area > 0 and (occluded or at_border) and not pile:
             # Pieces of cards (split by fingers, slivers of a fan) must have a card's size.
             low = config.min_piece_frac if at_border and not occluded else 0.6
+            small = quad_area < low * typical_area
             if not (low * typical_area <= quad_area <= 1.6 * typical_area):
-                continue
-        elif typical_area <= 0 and occluded and quad_area < config.lone_piece_area_factor * min_area:
+                shapeless = True
+        elif not (typical_area <= 0 and occluded and small):
             # with no card in full view to give the size (a pile with one took its size above:
             # film 135's W16 on W4, two map pixels short of this, lost 15 frames)
+            small = False
+        if (shapeless and not pile) or small or (joined and occluded and not pile):
+            if (small or shapeless) and id(piece) in masks and not at_border:
+                dropped.append(k)
             continue
         # Map pixel centres to frame pixel centres (the map is an area-resampled copy).
         full = (quad + 0.5) / factor - 0.5
@@ -442,6 +466,8 @@ def _detect_segmented(
         outline = None  # that outline
         if pile:
             top = _top_card(gray_full, maps, full, card_area, band, config)
+            if top is None and joined:
+                continue
             if top is None:
                 # the outline stands, hidden, with guesses where its top card may lie
                 inside, also_inside = _top_guesses(gray_full, maps, full, card_area, band, config)
@@ -484,7 +510,7 @@ def _detect_segmented(
                         inside=tuple(Quad.from_array(q) for q in inside),  # in card order already
                         also_inside=tuple(Quad.from_array(q) for q in also_inside))
         # a card found inside an outline may be found again by another piece: it goes with the guesses
-        if occluded or completed or found_inside:
+        if occluded or completed or found_inside or joined:
             guessed.append((det, outline))
         else:
             detections.append(det)
@@ -492,6 +518,39 @@ def _detect_segmented(
     detections.extend(_keep_guesses(guessed, kept, config.nms_iou))
     detections.sort(key=lambda d: -d.confidence)
     return detections
+
+
+JOIN_GAP = 2
+"""Two regions dropped alone (too small, or of no card's shape) whose masks come within this
+many map pixels of each other are joined across the gap: the network may cut a card in two
+along a band printed across it (film 133's W45, the top of a pile alone on the table, cut at
+its row of plaster marks, both halves too small to stand alone; lost for 19 frames). A joined
+piece is kept only as a card in full view or as a pile whose top card is found inside it."""
+JOIN_MOST = 8
+"""At most this many dropped pieces are tried in pairs (the biggest first)."""
+
+
+def _joined(pieces: list[_Piece], dropped: list[int], masks: dict[int, np.ndarray]) -> list[_Piece]:
+    """Pieces made of two ``dropped`` pieces whose regions (``masks``, by piece id) touch, the
+    gap between them closed (see ``JOIN_GAP``)."""
+    chosen = sorted(dropped, key=lambda k: -int(np.count_nonzero(masks[id(pieces[k])])))[:JOIN_MOST]
+    kernel = np.ones((3, 3), np.uint8)
+    near = {k: cv2.dilate(masks[id(pieces[k])], kernel, iterations=JOIN_GAP) for k in chosen}
+    out: list[_Piece] = []
+    for a, b in itertools.combinations(chosen, 2):
+        if not np.any(near[a] & masks[id(pieces[b])]):
+            continue
+        union = cv2.morphologyEx(masks[id(pieces[a])] | masks[id(pieces[b])], cv2.MORPH_CLOSE, kernel,
+                                 iterations=JOIN_GAP)
+        contours, _ = cv2.findContours(union, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        if len(contours) != 1:
+            continue
+        cv2.drawContours(union, contours, -1, 255, cv2.FILLED)
+        area = int(np.count_nonzero(union))
+        sizes = [np.count_nonzero(masks[id(pieces[k])]) for k in (a, b)]
+        score = (pieces[a].score * sizes[0] + pieces[b].score * sizes[1]) / max(sum(sizes), 1)
+        out.append(_region_piece(CardRegion(union, area, float(score))))
+    return out
 
 
 def _keep_guesses(guessed: list[tuple[Detection, np.ndarray | None]], kept: list[np.ndarray],
