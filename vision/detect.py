@@ -407,14 +407,18 @@ def _detect_segmented(
     kept: list[np.ndarray] = []  # the detections' quads, and the outlines cards were found inside
     guessed: list[tuple[Detection, np.ndarray | None]] = []
     dropped: list[int] = []  # pieces of one region each dropped for their size or shape
-    first_joined = len(pieces)  # pieces from here on are two dropped pieces joined
+    partial: list[int] = []  # pieces of one region each kept as partly hidden
+    made_of: dict[int, tuple[int, int]] = {}  # the two pieces each joined piece is made of
+    guessed_from: list[int] = []  # the piece of each guessed detection
+    first_joined = len(pieces)  # pieces from here on are two pieces joined
 
     def queue() -> Iterator[int]:
         """The pieces in turn, then the dropped ones joined (see :func:`_joined`)."""
         yield from range(first_joined)
-        for joined_piece in _joined(pieces, dropped, masks):
+        for joined_piece, parts in _joined(pieces, dropped, partial, masks):
             pieces.append(joined_piece)
             hidden.append(True)
+            made_of[len(pieces) - 1] = parts
             yield len(pieces) - 1
 
     for k in queue():
@@ -453,6 +457,8 @@ def _detect_segmented(
             if (small or shapeless) and id(piece) in masks and not at_border:
                 dropped.append(k)
             continue
+        if occluded and not pile and id(piece) in masks and not at_border:
+            partial.append(k)
         # Map pixel centres to frame pixel centres (the map is an area-resampled copy).
         full = (quad + 0.5) / factor - 0.5
         support = 1.0
@@ -512,33 +518,44 @@ def _detect_segmented(
         # a card found inside an outline may be found again by another piece: it goes with the guesses
         if occluded or completed or found_inside or joined:
             guessed.append((det, outline))
+            guessed_from.append(k)
         else:
             detections.append(det)
             kept.append(full)
+    # a joined piece kept stands for the partly hidden piece it was made of
+    superseded = {part for k in guessed_from if k in made_of for part in made_of[k]}
+    guessed = [g for g, k in zip(guessed, guessed_from) if k not in superseded]
     detections.extend(_keep_guesses(guessed, kept, config.nms_iou))
     detections.sort(key=lambda d: -d.confidence)
     return detections
 
 
 JOIN_GAP = 2
-"""Two regions dropped alone (too small, or of no card's shape) whose masks come within this
-many map pixels of each other are joined across the gap: the network may cut a card in two
-along a band printed across it (film 133's W45, the top of a pile alone on the table, cut at
-its row of plaster marks, both halves too small to stand alone; lost for 19 frames). A joined
-piece is kept only as a card in full view or as a pile whose top card is found inside it."""
+"""A region dropped alone (too small, or of no card's shape) whose mask comes within this many
+map pixels of another dropped region, or of one kept as a partly hidden card, is joined with it
+across the gap: the network may cut a card in two along a band printed across it (film 133's
+W45, the top of a pile alone on the table, cut at its row of plaster marks, both halves too
+small to stand alone, lost for 19 frames; film 130's FINISH on the pile cut at its checkered
+band, its lower half too small, the upper part with the pile's edges a partly hidden card). A
+joined piece is kept only as a card in full view or as a pile whose top card is found inside it,
+and then in place of the partly hidden piece it was made of."""
 JOIN_MOST = 8
-"""At most this many dropped pieces are tried in pairs (the biggest first)."""
+"""At most this many pieces are tried in pairs (the biggest first)."""
 
 
-def _joined(pieces: list[_Piece], dropped: list[int], masks: dict[int, np.ndarray]) -> list[_Piece]:
-    """Pieces made of two ``dropped`` pieces whose regions (``masks``, by piece id) touch, the
-    gap between them closed (see ``JOIN_GAP``)."""
-    chosen = sorted(dropped, key=lambda k: -int(np.count_nonzero(masks[id(pieces[k])])))[:JOIN_MOST]
+def _joined(pieces: list[_Piece], dropped: list[int], partial: list[int],
+            masks: dict[int, np.ndarray]) -> list[tuple[_Piece, tuple[int, int]]]:
+    """Pieces made of a ``dropped`` piece and another dropped or ``partial`` piece whose regions
+    (``masks``, by piece id) touch, the gap between them closed (see ``JOIN_GAP``), each with
+    the two it is made of."""
+    if not dropped:
+        return []
+    chosen = sorted(dropped + partial, key=lambda k: -int(np.count_nonzero(masks[id(pieces[k])])))[:JOIN_MOST]
     kernel = np.ones((3, 3), np.uint8)
     near = {k: cv2.dilate(masks[id(pieces[k])], kernel, iterations=JOIN_GAP) for k in chosen}
-    out: list[_Piece] = []
+    out: list[tuple[_Piece, tuple[int, int]]] = []
     for a, b in itertools.combinations(chosen, 2):
-        if not np.any(near[a] & masks[id(pieces[b])]):
+        if (a not in dropped and b not in dropped) or not np.any(near[a] & masks[id(pieces[b])]):
             continue
         union = cv2.morphologyEx(masks[id(pieces[a])] | masks[id(pieces[b])], cv2.MORPH_CLOSE, kernel,
                                  iterations=JOIN_GAP)
@@ -549,7 +566,7 @@ def _joined(pieces: list[_Piece], dropped: list[int], masks: dict[int, np.ndarra
         area = int(np.count_nonzero(union))
         sizes = [np.count_nonzero(masks[id(pieces[k])]) for k in (a, b)]
         score = (pieces[a].score * sizes[0] + pieces[b].score * sizes[1]) / max(sum(sizes), 1)
-        out.append(_region_piece(CardRegion(union, area, float(score))))
+        out.append((_region_piece(CardRegion(union, area, float(score))), (a, b)))
     return out
 
 

@@ -391,3 +391,38 @@ def test_a_pile_top_the_network_cuts_in_two_along_a_printed_band_is_found_whole(
     assert _corner_error(top, found[0].quad.as_array()) < 6.0
     monkeypatch.setattr(detect_module, "JOIN_MOST", 0)  # not joined, both pieces are dropped
     assert _detect_segmented(image, _MapsOf(maps), config, maps) == []  # type: ignore[arg-type]
+
+
+def test_a_pile_top_cut_in_two_beside_a_card_in_full_view_is_found_whole(monkeypatch) -> None:
+    # As above with a lone card giving the size (film 130's FINISH on the pile, cut at its
+    # checkered band): the lower part is too small for a card and dropped, the upper part, with
+    # the pile's edges, is kept as a partly hidden card. Joined, the top card is found, in place
+    # of the partly hidden piece.
+    from vision.segment import card_regions
+
+    lone, top = _card_at(300, 360), _card_at(640, 360, 15.0)
+    cards = [_card_at(628, 350, -10.0), top]
+    image = cv2.cvtColor(_frame([lone] + cards), cv2.COLOR_GRAY2BGR)
+    shape = (round(720 * FACTOR), round(1280 * FACTOR))
+    interior = np.zeros(shape, np.float32)
+    boundary = np.zeros(shape, np.float32)
+    to_map = lambda poly: ((np.asarray(poly) + 0.5) * FACTOR - 0.5).round().astype(np.int32)  # noqa: E731
+    for card in [lone] + cards:
+        cv2.fillConvexPoly(interior, to_map(card), 0.95)
+    cv2.polylines(boundary, [to_map(lone), to_map(_hull(*cards))], True, 0.7, 1)
+    cv2.polylines(boundary, [to_map(top)], True, 0.45, 1)
+    a, b = top[0] + 0.68 * (top[3] - top[0]), top[1] + 0.68 * (top[2] - top[1])
+    cv2.line(boundary, tuple(to_map(2 * a - b).tolist()), tuple(to_map(2 * b - a).tolist()), 0.8, 2)
+    interior[boundary > 0.6] = 0.2
+    interior[(boundary > 0) & (boundary < 0.6)] = 0.6
+    maps = CardMaps(interior, boundary, FACTOR)
+    assert len(card_regions(maps)) == 3
+    config = DetectConfig(seg_zoom=1.0)
+    found = [d for d in _detect_segmented(image, _MapsOf(maps), config, maps)  # type: ignore[arg-type]
+             if d.quad.as_array()[:, 0].mean() > 450]
+    assert len(found) == 1 and found[0].visible
+    assert _corner_error(top, found[0].quad.as_array()) < 6.0
+    monkeypatch.setattr(detect_module, "JOIN_MOST", 0)  # not joined: a partly hidden piece only
+    alone = [d for d in _detect_segmented(image, _MapsOf(maps), config, maps)  # type: ignore[arg-type]
+             if d.quad.as_array()[:, 0].mean() > 450]
+    assert len(alone) == 1 and not alone[0].visible and _corner_error(top, alone[0].quad.as_array()) > 20.0
