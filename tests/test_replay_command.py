@@ -63,3 +63,16 @@ def test_a_joker_placed_right_is_followed_by_its_steps_in_the_hand() -> None:
     wrong: list = []
     judge(observer, valais.PlaceSeen(valais.load_catalogue().card(140).seen(), 0), 50, wrong)  # 1965 put first
     assert [e["action"]["type"] for e in wrong] == ["place-seen"]  # a wrong joker has no effect
+
+
+def test_a_pause_waits_only_for_cards_coming_to_rest_when_it_fell_due() -> None:
+    # The card played before the pause, still settling on the pile, holds the pause; the next
+    # player's card carried in elsewhere afterwards does not (film 124: W46 judged first and
+    # given to the pauser).
+    from companion.commands.replay import _still_settling
+    from tests.tracking.film import card_quad
+
+    pile = card_quad(640, 360)
+    assert _still_settling((card_quad(646, 357),), (pile,))
+    assert not _still_settling((card_quad(640, 620),), (pile,))
+    assert not _still_settling((card_quad(646, 357),), ())

@@ -30,9 +30,9 @@ side. :func:`read_hands` finds such rows in a frame and reads every card in them
    the visible left half and its mirror image (the row is centred); on a narrower strip, a
    FINISH's or gladiola's count comes from where the row starts (one plaster more starts it
    4.9 mm further left), unless the printed row fitted to the part in view clearly gives
-   another count; it also makes an unsure mirror count sure when both agree. A strip the
-   reader cannot name, with no corner index and a plaster row at a gladiola's height, is a
-   gladiola (its blossoms are hidden). A walk card's index left a close call by the reader is
+   another count; it also makes an unsure mirror count sure when both agree, and stands alone
+   when the mirror counts nothing sure. A strip the reader cannot name, with no corner index
+   and a plaster row at a gladiola's height, is a gladiola (its blossoms are hidden). A walk card's index left a close call by the reader is
    settled by the strip's blister count when the game's walk cards are given
    (``HandConfig.walk_blisters``), and the top card's FINISH or gladiola count, when the
    reader leaves it open, comes from the extent of its centred plaster row.
@@ -630,6 +630,15 @@ def _count_from_left_end(crop: np.ndarray, hidden: np.ndarray, kind: CardKind, f
     return count, float(np.clip(1.0 - 2.0 * frac, 0.0, 1.0))
 
 
+MIRROR_LOST = 0.1
+LEFT_ALONE = 0.9
+"""A covered FINISH's or gladiola's strip reaching past the centre line whose mirrored count has
+at most ``MIRROR_LOST`` confidence (the crop a little off the card's centre line, its single
+plaster mirrored into a narrow mark and the chequer's edge taken for three more: film 133's
+F4, 4 at 0.0) takes the count from the row's start when that is at least ``LEFT_ALONE`` sure
+(1 at 0.93 there; the hand went unnamed)."""
+
+
 WHOLE_CENTRE_MM = 1.5
 """Largest distance between the middle of the row's plaster marks and the card's centre line for
 the top card's blisters to be counted from the row's extent (:func:`_whole_count`)."""
@@ -1038,6 +1047,8 @@ def _read_piece(crop: np.ndarray, hidden: np.ndarray | None, shown_mm: float, co
             left, lc = _count_from_left_end(crop, hidden, reading.kind, reading.flipped)
             if left == n and lc >= ACCEPT:
                 c = lc
+            elif c <= MIRROR_LOST and lc >= LEFT_ALONE:
+                n, c = left, lc  # the mirror counts nothing sure: the row's start alone
         blisters, bconf = (n, c) if c >= ACCEPT else (None, c)
     elif reading.kind in (CardKind.GLADIOLA, CardKind.FINISH):
         # (a walk card is named by its value alone)
@@ -1103,7 +1114,10 @@ def _printed_between(edges: list[_Edge], min_gap: float) -> list[_Edge]:
     k = 1
     while k < len(out) - 1:
         before, edge, after = out[k - 1], out[k], out[k + 1]
-        if (min(edge.x - before.x, after.x - edge.x) < min_gap
+        # (gaps between the nearest columns of the edges: a card's outline and its printed border
+        # line are one edge, film 132's gladiola stem 42 px from the next card's border line but 30
+        # from its outline; the row was dropped)
+        if (min(edge.lo - before.hi, after.lo - edge.hi) < min_gap
                 and edge.share < PRINTED_SHARE * min(before.share, after.share)):
             del out[k]
         else:

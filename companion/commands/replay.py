@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from dataclasses import dataclass
 from typing import Any
@@ -19,10 +20,18 @@ from typing import Any
 from companion.errors import CompanionError
 from companion.games import canonical_name, get_game
 from companion.setup_profile import PROFILE_HELP
+from companion.tracking.geometry import card_size
+from vision.types import Quad
 
 REPLAYABLE = ("gladiola", "valais")
 PAUSE_HOLD = 1.5
 """Seconds a pause given with ``--pause-at`` waits at most for a card still coming to rest."""
+
+
+def _still_settling(restless: tuple[Quad, ...], waited: tuple[Quad, ...]) -> bool:
+    """Whether a card ``restless`` now lies where one was coming to rest when a pause fell due
+    (within half a card's size of it)."""
+    return any(math.dist(q.centroid, w.centroid) < 0.5 * card_size(w) for q in restless for w in waited)
 
 
 @dataclass(frozen=True)
@@ -89,6 +98,7 @@ def replay(source_spec: str, game: str, names: tuple[str, ...], first_player: in
         raise CompanionError(f"--pause-at: expected seats 0..{len(names) - 1}, got {wrong[0]}")
     pauses = sorted(pause_at, key=lambda p: p.frame)
     due: float | None = None  # when the first pause waiting to be pressed fell due
+    waited: tuple[Quad, ...] = ()  # where cards were coming to rest then
     kind, _ = classify(source_spec)
     if kind not in (SourceKind.FILE, SourceKind.FOLDER):
         raise CompanionError(f"replay: expected a video file or a folder of images, got a {kind.value}")
@@ -140,11 +150,14 @@ def replay(source_spec: str, game: str, names: tuple[str, ...], first_player: in
                     continue
                 reveals.append(dict(hand.to_json(), frame=frame.index))
             # a player presses Pause once the card played before has been judged: a pause is
-            # held while a card is still coming to rest (at most PAUSE_HOLD seconds)
+            # held while a card that was coming to rest when it fell due still is (at most
+            # PAUSE_HOLD seconds), not for the next player's card laid meanwhile (film 124: W46,
+            # laid after a pause fell due, judged before it and given to the pauser)
             if pauses and pauses[0].frame <= frame.index and observer is not None:
-                due = frame.timestamp if due is None else due
-                settling = bool(vision.tracker.cards.restless(vision.tracker.config.settle_seconds))
-                if not settling or frame.timestamp - due >= PAUSE_HOLD:
+                restless = vision.tracker.cards.restless(vision.tracker.config.settle_seconds)
+                if due is None:
+                    due, waited = frame.timestamp, restless
+                if not _still_settling(restless, waited) or frame.timestamp - due >= PAUSE_HOLD:
                     while pauses and pauses[0].frame <= frame.index:
                         _press(observer, module, pauses.pop(0), frame.index, events)
                     due = None

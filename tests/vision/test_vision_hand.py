@@ -416,8 +416,13 @@ def test_a_close_call_index_is_settled_by_the_strips_blisters(monkeypatch, plast
     assert _index_by_blisters(crop, crop, hidden, HandConfig()) is None
 
 
-@pytest.mark.parametrize("mirror, expected", [(5, 5), (4, None)])
-def test_a_covered_gladiolas_unsure_mirror_count_stands_when_the_row_start_agrees(monkeypatch, mirror, expected):
+@pytest.mark.parametrize("mirror, sure, start, expected", [(5, 0.0, 0.8, 5), (4, 0.3, 0.95, None), (4, 0.0, 0.93, 5),
+                                                            (4, 0.0, 0.8, None)])
+def test_a_covered_gladiolas_unsure_mirror_count_stands_when_the_row_start_agrees(monkeypatch, mirror, sure, start,
+                                                                                  expected):
+    # An unsure mirrored count stands when the row's start gives the same count; another count
+    # from the start leaves it unsure, unless the mirror counted nothing sure at all (film 133's
+    # F4, mirrored into a narrow mark: 4 at 0.0) and the start is very sure (1 at 0.93 there).
     import vision.hand
     from vision.hand import HandConfig, _read_piece
     from vision.read.types import CardReading, Face
@@ -426,7 +431,8 @@ def test_a_covered_gladiolas_unsure_mirror_count_stands_when_the_row_start_agree
     gladiola = CardReading(kind=CardKind.GLADIOLA, face=Face.FRONT, confidence=0.9,
                            field_confidences=FieldConfidences(kind=0.9))
     monkeypatch.setattr(vision.hand, "read_card", lambda crop, deck: gladiola)
-    monkeypatch.setattr(vision.hand, "count_blisters_in_row", lambda a, kind, flipped: (mirror, 0.0))
+    monkeypatch.setattr(vision.hand, "count_blisters_in_row", lambda a, kind, flipped: (mirror, sure))
+    monkeypatch.setattr(vision.hand, "_count_from_left_end", lambda crop, hidden, kind, flipped: (5, start))
     crop, hidden = _covered_crop(CardKind.GLADIOLA, 5, 33.5)  # the row starts 5.8 mm in
     assert _read_piece(crop, hidden, 33.5, HandConfig()).blisters == expected
 
@@ -544,6 +550,12 @@ def test_a_weak_line_printed_on_a_covered_card_close_to_a_card_edge_is_no_card_e
     assert _printed_between(strong, 40) == strong
     apart = _edges_mm(*cards[:3], (88, 0.52), *cards[3:])
     assert _printed_between(apart, 40) == apart
+    # the next card's outline 30 px after the stem, its printed border line (the edge's strongest
+    # peak) 42 px after it: the gap is to the outline (film 132, a 12-card row dropped)
+    from vision.hand import _Edge
+    edges = [_Edge(74, 74, 74, 6.0, 0.83), _Edge(202, 191, 205, 6.0, 0.84), _Edge(303, 303, 303, 6.0, 0.51),
+             _Edge(345, 333, 345, 6.0, 0.85), _Edge(465, 455, 465, 1.5, 0.87)]
+    assert [e.x for e in _printed_between(edges, 40)] == [74, 202, 345, 465]
 
 
 @pytest.mark.parametrize("card_id,style,shift_mm", [("W42", "meadow", 4.0), ("W44", "postcard", 3.0), ("W32", "postcard", 3.0)])
