@@ -195,8 +195,10 @@ class Reading:
 
     @property
     def bare(self) -> Reading:
-        """The reading without its blister count (votes agree on a card whatever its count)."""
-        return replace(self, blisters=None)
+        """The reading without its blister count, its date without day and month (votes agree on
+        a card whatever its count, and however much of its date was read)."""
+        date = self.date if self.date is None or self.date.month is None else CardDate(self.date.year)
+        return replace(self, blisters=None, date=date)
 
     def describe(self) -> str:
         parts = [self.kind.value]
@@ -319,11 +321,12 @@ class _Track:
 
 
 def _same_card(reading: Reading | None, obs: CardObservation) -> bool:
-    """Whether ``obs`` may show the card a track holds: unread, or the same kind and value (a
-    blister count may come and go with the outline)."""
+    """Whether ``obs`` may show the card a track holds: unread, or the same kind, value and year
+    (a blister count, a date's day and month, may come and go with the outline)."""
     if obs.kind is CardKind.UNKNOWN or reading is None:
         return True
-    return obs.kind is reading.kind and obs.value == reading.value and obs.date == reading.date
+    seen = Reading.of(obs).bare
+    return seen.kind is reading.kind and seen.value == reading.value and seen.date == reading.bare.date
 
 
 def _coming(track: _Track, obs: CardObservation) -> bool:
@@ -586,7 +589,14 @@ class CardTracker:
             return None
         blisters = Counter(r.blisters for r, _, _ in track.votes
                            if r.blisters is not None and r.bare == card)
-        return replace(card, blisters=blisters.most_common(1)[0][0]) if blisters else card
+        # the same for a date read whole on some frames and as its year alone on others (film
+        # 137's 1985-08-17 and 1815-01-12: the reading turned at every switch, the card never at
+        # rest, and the row was not judged while it lay there)
+        dates = Counter(r.date for r, _, _ in track.votes
+                        if r.date is not None and r.date.month is not None and r.bare == card)
+        if blisters:
+            card = replace(card, blisters=blisters.most_common(1)[0][0])
+        return replace(card, date=dates.most_common(1)[0][0]) if dates else card
 
     def _agreeing(self, track: _Track, reading: Reading) -> tuple[CardObservation, ...]:
         """The latest observations of ``track`` that voted for ``reading`` (an event's evidence)."""

@@ -11,7 +11,7 @@ import pytest
 from companion.errors import CompanionError
 from companion.tracking import CardRemoved, CardSettled, CardTracker, Reading, TrackConfig, skin_fraction
 from tests.tracking.film import CARD_H, CARD_W, FPS, HEIGHT, WIDTH, Card, Film, card_quad, run
-from vision.types import CardKind, CardObservation, FrameResult, Quad
+from vision.types import CardDate, CardKind, CardObservation, FrameResult, Quad
 
 CFG = TrackConfig()
 SETTLE_FRAMES = math.ceil(CFG.settle_seconds * FPS - 1e-9)
@@ -540,3 +540,27 @@ def test_a_card_read_as_another_after_a_hand_settles_on_time():
         events += [(i, e) for e in tracker.update(i / FPS, result, hand=True if i == start - 1 else None)]
     values = [(i, e.card.reading.value) for i, e in settled(events)]
     assert values[2:] and values[2][1] == 13 and values[2][0] <= start + SETTLE_FRAMES + 2
+
+
+def test_a_date_read_now_whole_now_as_its_year_alone_is_one_card_at_rest():
+    # Film 137: 1985-08-17 in the Valais*Wallis row read with its day and month on some frames
+    # and as 1985 on others; the reading turned at every switch, the card was never at rest, and
+    # the row was not judged while it lay there. Votes agree on the card whatever part of its
+    # date was read, and the whole date read stands.
+    card = Card(640, 360, CardKind.TIMELINE, date="1985-08-17")
+    film = Film(seed=11)
+    for k in range(45):
+        film.frame([card.obs(date=CardDate(1985)) if (k // 2) % 2 else card.obs()])
+    tracker = CardTracker()
+    events, restless = [], []
+    for i, result in enumerate(film.results()):
+        events += [(i, e) for e in tracker.update(i / FPS, result)]
+        restless.append(bool(tracker.restless(seen_within=CFG.settle_seconds)))
+    assert [e.card.reading.date for _, e in settled(events)] == [CardDate(1985, 8, 17)]
+    assert not any(restless[SETTLE_FRAMES + 4:])
+    # another year read there is another card
+    other = Film(seed=11)
+    for k in range(45):
+        other.frame([card.obs(date=CardDate(1958)) if k >= 20 else card.obs()])
+    assert [e.card.reading.date for _, e in settled(run(CardTracker(), other))] == [CardDate(1985, 8, 17),
+                                                                                   CardDate(1958)]
