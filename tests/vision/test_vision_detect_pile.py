@@ -361,6 +361,27 @@ def test_a_pile_with_a_card_in_full_view_is_searched_whatever_its_size_against_t
     assert _corner_error(top, near_pile[0].quad.as_array()) < 6.0
 
 
+def _cut_pile_maps(lone: list[np.ndarray], pile: list[np.ndarray], band: float) -> CardMaps:
+    """Network maps at ``FACTOR`` of the ``lone`` cards and a ``pile`` (its top card last) seen as
+    one region, cut in two by an outline across the pile ``band`` of the top card's height down
+    (a band printed across the card taken for an edge); the top card's own outline too weak to
+    split the pile."""
+    shape = (round(720 * FACTOR), round(1280 * FACTOR))
+    interior = np.zeros(shape, np.float32)
+    boundary = np.zeros(shape, np.float32)
+    to_map = lambda poly: ((np.asarray(poly) + 0.5) * FACTOR - 0.5).round().astype(np.int32)  # noqa: E731
+    for card in lone + pile:
+        cv2.fillConvexPoly(interior, to_map(card), 0.95)
+    cv2.polylines(boundary, [to_map(card) for card in lone] + [to_map(_hull(*pile))], True, 0.7, 1)
+    top = pile[-1]
+    cv2.polylines(boundary, [to_map(top)], True, 0.45, 1)
+    a, b = top[0] + band * (top[3] - top[0]), top[1] + band * (top[2] - top[1])
+    cv2.line(boundary, tuple(to_map(2 * a - b).tolist()), tuple(to_map(2 * b - a).tolist()), 0.8, 2)
+    interior[boundary > 0.6] = 0.2
+    interior[(boundary > 0) & (boundary < 0.6)] = 0.6
+    return CardMaps(interior, boundary, FACTOR)
+
+
 def test_a_pile_top_the_network_cuts_in_two_along_a_printed_band_is_found_whole(monkeypatch) -> None:
     # The network sees a band printed across the top card as an outline and cuts the pile into
     # two regions, each too small, or of no card's shape, to stand alone with no other card in
@@ -371,19 +392,7 @@ def test_a_pile_top_the_network_cuts_in_two_along_a_printed_band_is_found_whole(
     top = _card_at(640, 360, 15.0)
     cards = [_card_at(630, 372, -12.0), top]
     image = cv2.cvtColor(_frame(cards), cv2.COLOR_GRAY2BGR)
-    shape = (round(720 * FACTOR), round(1280 * FACTOR))
-    interior = np.zeros(shape, np.float32)
-    boundary = np.zeros(shape, np.float32)
-    to_map = lambda poly: ((np.asarray(poly) + 0.5) * FACTOR - 0.5).round().astype(np.int32)  # noqa: E731
-    for card in cards:
-        cv2.fillConvexPoly(interior, to_map(card), 0.95)
-    cv2.polylines(boundary, [to_map(_hull(*cards))], True, 0.7, 1)
-    cv2.polylines(boundary, [to_map(top)], True, 0.45, 1)  # too weak to split the pile
-    a, b = top[0] + 0.6 * (top[3] - top[0]), top[1] + 0.6 * (top[2] - top[1])
-    cv2.line(boundary, tuple(to_map(2 * a - b).tolist()), tuple(to_map(2 * b - a).tolist()), 0.8, 2)
-    interior[boundary > 0.6] = 0.2
-    interior[(boundary > 0) & (boundary < 0.6)] = 0.6
-    maps = CardMaps(interior, boundary, FACTOR)
+    maps = _cut_pile_maps([], cards, 0.6)
     assert len(card_regions(maps)) == 2
     config = DetectConfig(seg_zoom=1.0)
     found = _detect_segmented(image, _MapsOf(maps), config, maps)  # type: ignore[arg-type]
@@ -403,19 +412,7 @@ def test_a_pile_top_cut_in_two_beside_a_card_in_full_view_is_found_whole(monkeyp
     lone, top = _card_at(300, 360), _card_at(640, 360, 15.0)
     cards = [_card_at(628, 350, -10.0), top]
     image = cv2.cvtColor(_frame([lone] + cards), cv2.COLOR_GRAY2BGR)
-    shape = (round(720 * FACTOR), round(1280 * FACTOR))
-    interior = np.zeros(shape, np.float32)
-    boundary = np.zeros(shape, np.float32)
-    to_map = lambda poly: ((np.asarray(poly) + 0.5) * FACTOR - 0.5).round().astype(np.int32)  # noqa: E731
-    for card in [lone] + cards:
-        cv2.fillConvexPoly(interior, to_map(card), 0.95)
-    cv2.polylines(boundary, [to_map(lone), to_map(_hull(*cards))], True, 0.7, 1)
-    cv2.polylines(boundary, [to_map(top)], True, 0.45, 1)
-    a, b = top[0] + 0.68 * (top[3] - top[0]), top[1] + 0.68 * (top[2] - top[1])
-    cv2.line(boundary, tuple(to_map(2 * a - b).tolist()), tuple(to_map(2 * b - a).tolist()), 0.8, 2)
-    interior[boundary > 0.6] = 0.2
-    interior[(boundary > 0) & (boundary < 0.6)] = 0.6
-    maps = CardMaps(interior, boundary, FACTOR)
+    maps = _cut_pile_maps([lone], cards, 0.68)
     assert len(card_regions(maps)) == 3
     config = DetectConfig(seg_zoom=1.0)
     found = [d for d in _detect_segmented(image, _MapsOf(maps), config, maps)  # type: ignore[arg-type]
