@@ -32,10 +32,11 @@ side. :func:`read_hands` finds such rows in a frame and reads every card in them
    4.9 mm further left), unless the printed row fitted to the part in view clearly gives
    another count; it also makes an unsure mirror count sure when both agree, and stands alone
    when the mirror counts nothing sure. A strip the reader cannot name, with no corner index
-   and a plaster row at a gladiola's height, is a gladiola (its blossoms are hidden). A walk card's index left a close call by the reader is
-   settled by the strip's blister count when the game's walk cards are given
-   (``HandConfig.walk_blisters``), and the top card's FINISH or gladiola count, when the
-   reader leaves it open, comes from the extent of its centred plaster row.
+   and a plaster row at a gladiola's height, is a gladiola (its blossoms are hidden). A walk
+   card's index left a close call by the reader is settled by the strip's blister count when
+   the game's walk cards are given (``HandConfig.walk_blisters``), and the top card's FINISH or
+   gladiola count, when the reader leaves it open, comes from the extent of its centred plaster
+   row.
 
 Readings keep the reader's confidences; fields below :data:`~vision.read.reader.ACCEPT` are
 None. Bad input raises :class:`HandInputError`; a frame without a row gives no hands.
