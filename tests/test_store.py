@@ -171,6 +171,20 @@ def test_play_resume_and_export_json(tmp_path, capsys):
     assert "scores: Ann" in capsys.readouterr().out
 
 
+def test_play_resumed_on_a_log_with_no_game_yet_starts_the_game(tmp_path, capsys):
+    # killed before the game's start was logged (the kill test under load): resuming the empty
+    # log starts the game, with nothing to lose; a game id that is not there stays an error
+    db = tmp_path / "games.sqlite3"
+    GameStore(db).close()
+    args = ["play", "--game", "gladiola", "--players", "Ann,Ben,Cy", "--source", "simulate:3",
+            "--pace", "0", "--headless", "--db", str(db)]
+    assert main(args + ["--resume"]) == 0
+    out = capsys.readouterr().out
+    assert "no gladiola game logged" in out and "game 1 (Via Gladiola)" in out and "over: True" in out
+    assert main(args + ["--resume", "5"]) == 2
+    assert "expected a game id" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("argv, message", [
     (["export", "7"], "expected a game id"),
     (["export", "first"], "expected a game id or 'latest'"),

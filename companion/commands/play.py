@@ -90,8 +90,13 @@ def run(args: argparse.Namespace) -> int:
             source = PacedSource(source)
         origin = Origin.CAMERA
 
-    if args.resume is not None:
-        game_id = None if args.resume == "latest" else _game_id(args.resume)
+    resume = args.resume
+    if resume == "latest" and store.latest_game(game) is None:
+        # stopped before the game's start was logged (killed at once): nothing to lose, play begins
+        print(f"companion: no {game} game logged in {db} to resume: a new game starts")
+        resume = None
+    if resume is not None:
+        game_id = None if resume == "latest" else _game_id(resume)
         session = Session.resume(store, game_id, game if game_id is None else None)
         if session.game != game:
             raise CompanionError(f"--resume: game {session.game_id} is {session.game}, expected {game}")
