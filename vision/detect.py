@@ -535,7 +535,7 @@ JOIN_GAP = 2
 map pixels of another dropped region, or of one kept as a partly hidden card, is joined with it
 across the gap: the network may cut a card in two along a band printed across it (film 133's
 W45, the top of a pile alone on the table, cut at its row of plaster marks, both halves too
-small to stand alone, lost for 19 frames; film 130's FINISH on the pile cut at its checkered
+small to stand alone, its walk missed; film 130's FINISH on the pile cut at its checkered
 band, its lower half too small, the upper part with the pile's edges a partly hidden card). A
 joined piece is kept only as a card in full view or as a pile whose top card is found inside it,
 and then in place of the partly hidden piece it was made of."""

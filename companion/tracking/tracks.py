@@ -590,7 +590,7 @@ class CardTracker:
         blisters = Counter(r.blisters for r, _, _ in track.votes
                            if r.blisters is not None and r.bare == card)
         # the same for a date read whole on some frames and as its year alone on others (film
-        # 137's 1985-08-17 and 1815-01-12: the reading turned at every switch, the card never at
+        # 137's 1815-01-12 in the row: the reading turned at every switch, the card was never at
         # rest, and the row was not judged while it lay there)
         dates = Counter(r.date for r, _, _ in track.votes
                         if r.date is not None and r.date.month is not None and r.bare == card)

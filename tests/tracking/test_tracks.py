@@ -543,10 +543,10 @@ def test_a_card_read_as_another_after_a_hand_settles_on_time():
 
 
 def test_a_date_read_now_whole_now_as_its_year_alone_is_one_card_at_rest():
-    # Film 137: 1985-08-17 in the Valais*Wallis row read with its day and month on some frames
-    # and as 1985 on others; the reading turned at every switch, the card was never at rest, and
-    # the row was not judged while it lay there. Votes agree on the card whatever part of its
-    # date was read, and the whole date read stands.
+    # A card in the Valais*Wallis row read with its day and month on some frames and as its year
+    # on others (film 137's 1815-01-12): the reading turned at every switch, the card was never at
+    # rest, and the row was not judged while it lay there. Votes agree on the card whatever part
+    # of its date was read, and the whole date read stands.
     card = Card(640, 360, CardKind.TIMELINE, date="1985-08-17")
     film = Film(seed=11)
     for k in range(45):

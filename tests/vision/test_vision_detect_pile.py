@@ -385,8 +385,8 @@ def _cut_pile_maps(lone: list[np.ndarray], pile: list[np.ndarray], band: float) 
 def test_a_pile_top_the_network_cuts_in_two_along_a_printed_band_is_found_whole(monkeypatch) -> None:
     # The network sees a band printed across the top card as an outline and cuts the pile into
     # two regions, each too small, or of no card's shape, to stand alone with no other card in
-    # view (film 133's W45 on a pile alone on the table, cut at its row of plaster marks, lost
-    # for 19 frames). The two are joined, and the top card is found inside them.
+    # view (film 133's W45 on a pile alone on the table, cut at its row of plaster marks, its
+    # walk missed). The two are joined, and the top card is found inside them.
     from vision.segment import card_regions
 
     top = _card_at(640, 360, 15.0)
