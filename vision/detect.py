@@ -442,19 +442,16 @@ def _detect_segmented(
         if joined:  # two pieces of a card cut apart, or of a pile (see ``JOIN_GAP``)
             pile = (config.refine and occluded and not at_border
                     and (typical_area <= 0 or 0.6 * typical_area <= quad_area <= PILE_AREA * typical_area))
-        small = quad_area < config.lone_piece_area_factor * min_area
         if typical_area > 0 and (occluded or at_border) and not pile:
             # Pieces of cards (split by fingers, slivers of a fan) must have a card's size.
             low = config.min_piece_frac if at_border and not occluded else 0.6
-            small = quad_area < low * typical_area
-            if not (low * typical_area <= quad_area <= 1.6 * typical_area):
-                shapeless = True
-        elif not (typical_area <= 0 and occluded and small):
+            unsized = not (low * typical_area <= quad_area <= 1.6 * typical_area)
+        else:
             # with no card in full view to give the size (a pile with one took its size above:
             # film 135's W16 on W4, two map pixels short of this, lost 15 frames)
-            small = False
-        if (shapeless and not pile) or small or (joined and occluded and not pile):
-            if (small or shapeless) and id(piece) in masks and not at_border:
+            unsized = typical_area <= 0 and occluded and quad_area < config.lone_piece_area_factor * min_area
+        if (shapeless and not pile) or unsized or (joined and occluded and not pile):
+            if (shapeless or unsized) and id(piece) in masks and not at_border:
                 dropped.append(k)
             continue
         if occluded and not pile and id(piece) in masks and not at_border:
