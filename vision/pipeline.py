@@ -112,6 +112,31 @@ def _whole_print(reading: CardReading) -> bool:
     return reading.date is None and (reading.value is None or reading.value >= 10)
 
 
+_Found = tuple[Quad, CardReading, np.ndarray]
+"""A guess read surely: its quad, reading and crop."""
+
+
+def _inside_vote(tried: int, read: list[_Found]) -> _Found | None:
+    """The card read at one of the guesses inside an outline that read as nothing (see
+    :attr:`Detection.inside`), of ``tried`` guesses of which those in ``read`` read surely: the
+    surest reading of the (kind, value, year) more than half the guesses read surely; None when
+    there is none. (Guesses cutting through the card may read a fragment of its print: film
+    101's W29, two of four guesses cut off its 2 and read 9 surely, the other two read nothing.)
+    Half the guesses (two at least) do when no sure reading disagrees and the reading cannot be
+    such a fragment: no single-digit value (film 127's FINISH on the pile, its 50 read by two of
+    four guesses, waited a second for the card to move)."""
+    votes: dict[tuple, list[_Found]] = {}
+    for found in read:
+        r = found[1]
+        votes.setdefault((r.kind, r.value, r.date.year if r.date else None), []).append(found)
+    most = max(votes.values(), key=len, default=[])
+    if 2 * len(most) < tried or not most:
+        return None
+    if 2 * len(most) == tried and (len(votes) > 1 or len(most) < 2 or not _whole_print(most[0][1])):
+        return None
+    return max(most, key=lambda f: f[1].confidence)
+
+
 def _thumb(image: np.ndarray, quad: Quad) -> np.ndarray:
     """A small gray thumbnail of the card (orientation as in :meth:`Quad.card_order`)."""
     src = Quad.card_order(quad.as_array()).as_array().astype(np.float32)
@@ -255,28 +280,24 @@ class CardReader:
         """Read one rectified card crop (no cache, no fallback)."""
         return read_card(crop, self.config.deck)
 
-    def _read_in_sets(self, image: np.ndarray, det: Detection) -> tuple[Quad, CardReading, np.ndarray] | None:
-        """The card read at the guesses of ``det`` (see :meth:`_read_inside`): at the first set,
+    def _read_in_sets(self, image: np.ndarray, det: Detection) -> _Found | None:
+        """The card read at the guesses of ``det`` (see :func:`_inside_vote`): at the first set,
         or at the second (:attr:`Detection.also_inside`) when the first gives no reading. A
         reading of a first set of one guess is weak: the second set joins its vote (film 136's
         W43, one first guess reading it 13 at 0.8, four of the second 43)."""
-        inner = self._read_inside(image, det.inside) if det.inside else None
+        first = self._read_guesses(image, det.inside)
+        inner = _inside_vote(*first)
         if inner is None:
-            return self._read_inside(image, det.also_inside) if det.also_inside else None
+            return _inside_vote(*self._read_guesses(image, det.also_inside))
         if len(det.inside) == 1 and det.also_inside:
-            return self._read_inside(image, det.inside + det.also_inside)
+            tried, read = self._read_guesses(image, det.also_inside)
+            return _inside_vote(first[0] + tried, first[1] + read)
         return inner
 
-    def _read_inside(self, image: np.ndarray, guesses: Sequence[Quad]) -> tuple[Quad, CardReading, np.ndarray] | None:
-        """The card read at one of the ``guesses`` inside an outline that read as nothing (see
-        :attr:`Detection.inside`): the quad, reading and crop of the surest reading of the
-        (kind, value, year) more than half the guesses read surely; None when there is none.
-        (Guesses cutting through the card may read a fragment of its print: film 101's W29,
-        two of four guesses cut off its 2 and read 9 surely, the other two read nothing.)
-        Half the guesses (two at least) do when no sure reading disagrees and the reading
-        cannot be such a fragment: no single-digit value (film 127's FINISH on the pile, its
-        50 read by two of four guesses, waited a second for the card to move)."""
-        read: list[tuple[Quad, CardReading, np.ndarray]] = []
+    def _read_guesses(self, image: np.ndarray, guesses: Sequence[Quad]) -> tuple[int, list[_Found]]:
+        """How many of the ``guesses`` were read (the convex ones), and the quad, reading and
+        crop of each read surely."""
+        read: list[_Found] = []
         convex = [quad for quad in guesses if quad.is_convex()]
         for quad in convex:
             crop = rectify(image, quad, self.config.rectify)
@@ -284,16 +305,7 @@ class CardReader:
             self.reads += 1
             if _sure(reading):
                 read.append((quad, reading, crop))
-        votes: dict[tuple, list[tuple[Quad, CardReading, np.ndarray]]] = {}
-        for found in read:
-            r = found[1]
-            votes.setdefault((r.kind, r.value, r.date.year if r.date else None), []).append(found)
-        most = max(votes.values(), key=len, default=[])
-        if 2 * len(most) < len(convex) or not most:
-            return None
-        if 2 * len(most) == len(convex) and (len(votes) > 1 or len(most) < 2 or not _whole_print(most[0][1])):
-            return None
-        return max(most, key=lambda f: f[1].confidence)
+        return len(convex), read
 
     # -- cache ---------------------------------------------------------------------------------
 
