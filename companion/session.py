@@ -199,7 +199,7 @@ def _facts(game: str, observer: Any) -> GameFacts:
     )
 
 
-_HAND_TEXTS = {"keep": "keep one of the drawn cards", "give": "give a drawn card to {to}",
+_HAND_TEXTS = {"reveal-seen": "turn one of your cards over", "keep": "keep one of the drawn cards", "give": "give a drawn card to {to}",
                "discard-own": "discard a card from the hand"}
 
 
@@ -366,8 +366,20 @@ class Session:
     # -- changes ---------------------------------------------------------------------------------
 
     def submit(self, item: MoveItem, origin: Origin = Origin.CAMERA) -> MoveRecord:
-        """Judge and log one move (and the observations that led to it)."""
+        """Judge and log one move (and the observations that led to it).
+
+        Valais*Wallis: a card placed while the player before still has a joker step to take in
+        the hand (turn a card over, keep, give, discard: nobody pressed it on the pad) means the
+        step was done out of sight; it is logged first, as taken, then the placement."""
         self._check_action(item.action)
+        with self._lock:
+            while self.game == "valais" and isinstance(item.action, self.module.PlaceSeen):
+                steps = self._observer.hand_actions()
+                if not steps or not self._submit(MoveItem(item.frame_index, item.timestamp, steps[0]), origin).verdict.legal:
+                    break
+            return self._submit(item, origin)
+
+    def _submit(self, item: MoveItem, origin: Origin) -> MoveRecord:
         with self._lock:
             player = self._observer.current_player
             if player is None and self._moves:

@@ -128,6 +128,20 @@ def test_valais_places_compare_by_the_seen_year_and_count_positions_apart(tool):
     assert score.positions_equal == n - 2
 
 
+def test_valais_joker_steps_in_the_hand_are_not_compared(tool):
+    truth = json.loads((ROOT / "samples" / "videos" / "valais.log.json").read_text())
+    found = copy.deepcopy(truth)
+    n = len(tool._seen(truth["events"]))
+    truth["events"].insert(4, {"turn": 0, "player": 1, "action": {"type": "reveal-own", "card": 26},
+                               "verdict": {"legal": True, "draws": 0}})
+    found["events"].insert(6, {"turn": 0, "player": 1, "action": {"type": "reveal-seen", "card": None},
+                               "verdict": {"legal": True, "draws": 0}})
+    found["events"].insert(7, {"turn": 0, "player": 1, "action": {"type": "keep", "card": None},
+                               "verdict": {"legal": True, "draws": 0}})
+    score = tool.compare(found, truth)
+    assert (score.truth_moves, score.matched, score.missed, score.phantom) == (n, n, 0, 0)
+
+
 def test_pause_frames_are_the_first_frames_of_the_pause_turns(tool, truth):
     pauses = [e["turn"] for e in truth["events"] if e["action"]["type"] == "pause"]
     assert len(pauses) > 3

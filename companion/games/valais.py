@@ -355,12 +355,13 @@ class RevealOwn:
 
 @dataclass(frozen=True)
 class RevealSeen:
-    """Public form of :class:`RevealOwn`: the turned card is visible on the table."""
+    """Public form of :class:`RevealOwn`: the turned card as the table saw it; ``None`` when it
+    was turned in the hand, out of the camera's sight, and nobody entered its date."""
 
-    card: SeenCard
+    card: SeenCard | None
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": "reveal-seen", "card": self.card.to_json()}
+        return {"type": "reveal-seen", "card": None if self.card is None else self.card.to_json()}
 
 
 @dataclass(frozen=True)
@@ -460,7 +461,7 @@ def action_from_json(data: Any) -> Action:
     if kind == "reveal-own":
         return RevealOwn(_json_int(data, "card", what))
     if kind == "reveal-seen":
-        return RevealSeen(SeenCard.from_json(data.get("card")))
+        return RevealSeen(None if data.get("card") is None else SeenCard.from_json(data.get("card")))
     if kind == "keep":
         return KeepCard(_json_int(data, "card", what, optional=True))
     if kind == "give":
@@ -750,7 +751,8 @@ class _Table:
             card_id = action.card_id if isinstance(action, Place) else action.card.card_id
             if any(c.card_id == card_id for c in self.timeline):
                 return ("place.in-timeline", f"card {card_id} already lies in the timeline")
-        if isinstance(action, RevealSeen) and any(c.card_id == action.card.card_id for c in self.timeline):
+        if (isinstance(action, RevealSeen) and action.card is not None
+                and any(c.card_id == action.card.card_id for c in self.timeline)):
             return ("joker1815.own-card", f"card {action.card.card_id} lies in the timeline, not in a hand")
         if isinstance(action, GiveCard) and action.to_player != self.recipients[0]:
             return (
@@ -774,10 +776,12 @@ class _Table:
             assert seen is not None
             draws = self._place(player, seen, action.position, messages)
         elif isinstance(action, (RevealOwn, RevealSeen)):
-            assert seen is not None
-            if seen not in self.revealed[player]:
-                self.revealed[player].append(seen)
-            messages.append(f"{_player(player)} turns a card over: {seen.date}")
+            if seen is None:  # turned in the hand, its date not entered
+                messages.append(f"{_player(player)} turns a card over in the hand")
+            else:
+                if seen not in self.revealed[player]:
+                    self.revealed[player].append(seen)
+                messages.append(f"{_player(player)} turns a card over: {seen.date}")
             self._end_turn(messages)
         elif isinstance(action, KeepCard):
             self.hands[player].append(self._take(self.aside, action.card_id))
@@ -1120,7 +1124,7 @@ class State(_Table):
         if isinstance(action, PlaceSeen):
             return f"place {action.card.date} at position {action.position}"
         if isinstance(action, RevealSeen):
-            return f"turn over {action.card.date}"
+            return "turn over a card in the hand" if action.card is None else f"turn over {action.card.date}"
         if isinstance(action, (MissedWrong, MissedDraw)):
             return describe_correction(action)
         return repr(action)
@@ -1316,10 +1320,13 @@ class Observer(_Table):
 
     def hand_actions(self) -> list[Action]:
         """The public action the current player takes now in the hand, out of the camera's
-        sight (keeping, giving or discarding for a 1865 or 1965 joker), or none: a player
-        enters it on the dashboard, a replay takes it as done."""
+        sight (turning a card over for a 1815 joker, keeping, giving or discarding for a 1865 or
+        1965 joker), or none: a player enters it on the dashboard, a replay takes it as done, and
+        so does a session when the camera sees the next card placed first."""
         if self.over:
             return []
+        if self.step is Step.REVEAL_1815:
+            return [RevealSeen(None)]
         if self.step in (Step.KEEP_1865, Step.KEEP_1965):
             return [KeepCard(None)]
         if self.step is Step.GIVE_1865:

@@ -565,6 +565,18 @@ def test_observer_rejects_revealing_a_timeline_card():
     assert obs.public_view().revealed[0] == (SeenCard(5, CardDate(1860)),)
 
 
+def test_observer_takes_a_card_turned_over_in_the_hand_unread():
+    state = build([[31, 5], [2]], [1], stack=[41])
+    state.apply(Place(31, 0))
+    obs = state.observer()
+    assert obs.hand_actions() == [RevealSeen(None)]
+    verdict = obs.apply(RevealSeen(None))
+    assert verdict.legal and verdict.messages[0] == "player 1 turns a card over in the hand"
+    view = obs.public_view()
+    assert view.step is Step.PLACE and view.current_player == 1 and view.revealed[0] == ()
+    assert obs.hand_actions() == []
+
+
 def test_observer_rejects_gift_to_the_wrong_player():
     state = build([[7], [32, 5], [8]], [1], stack=[41, 42, 43], current=1)
     state.apply(Place(32, 1))
@@ -626,6 +638,7 @@ def test_state_round_trip_bundled_catalogue_is_referenced():
         PlaceSeen(SeenCard(21, CardDate(1865, 7, 14), Joker.J1865), 0),
         RevealOwn(4),
         RevealSeen(SeenCard(5, CardDate(1860))),
+        RevealSeen(None),
         KeepCard(9),
         KeepCard(None),
         GiveCard(None, 2),
