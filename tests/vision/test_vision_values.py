@@ -191,3 +191,28 @@ def test_a_digit_joined_to_the_card_frame_by_faint_ink_is_still_a_glyph() -> Non
     reader = CardReader(PipelineConfig(deck=DECK, tesseract=False))
     found = reader.read_detections(scene.image, [Detection(Quad.from_array(np.array(q)), 1.0) for q in quads.values()])
     assert [(o.kind, o.value) for o in found.observations] == [(CardKind.WALK, SPECS[c].value) for c in quads]
+
+
+FRAME_INK = (60, 40, 150)
+"""BGR: a card's printed frame line, dark pink."""
+
+
+@pytest.mark.parametrize("card_id", ["W17", "W11", "W42"])
+@pytest.mark.parametrize("end", ["upper", "lower"])
+def test_a_frame_line_at_the_crops_side_beside_an_index_is_no_digit(card_id: str, end: str) -> None:
+    """A quad a little wide of the card leaves a piece of its frame line at the crop's side,
+    taller than the digits (film 139's W17 on the pile): beside the upper index it would join
+    its line, beside the lower one it would crowd it; either index is read with the other one
+    hidden under a finger."""
+    face = _face(card_id, "postcard")
+    if end == "upper":
+        face = _cover(face, 30, 70, 59, 91, SKIN)
+        line = (0.9, 1.0)
+    else:
+        face = _cover(face, 0, 0, 30, 21, SKIN)
+        line = (57.1, 72.0)
+    x0, y0 = line
+    face = _cover(face, x0, y0, x0 + 1.0, y0 + 15.0, FRAME_INK)
+    reading = read_card(_crop(face, 0, 91, 0, 59), DECK)
+    assert reading.kind is CardKind.WALK and reading.value == int(card_id[1:])
+    assert reading.field_confidences.value >= ACCEPT

@@ -64,6 +64,9 @@ tuning sets lone digits read right lay at 0.19-0.32, lost-digit readings below 0
 CUT_SLACK = 3
 """A glyph starting within this many pixels of the ink margin runs into the crop's side (a quad
 edge a few pixels inside the card leaves the cut stroke there, not on the margin itself)."""
+SLIVER_WIDTH, SLIVER_TALL = 0.2, 1.25
+"""A glyph at the crop's side narrower than ``SLIVER_WIDTH`` x its height and more than
+``SLIVER_TALL`` times as tall as the glyphs beside it is a piece of the card's frame."""
 LONE_BESIDE_H, LONE_BESIDE_INK = 0.6, 0.2
 """A one-digit index is doubtful when more than ``LONE_BESIDE_INK`` of the strip ``LONE_BESIDE_H`` x its
 height wide on either side of it is ink (a one-digit value has paper there)."""
@@ -398,7 +401,7 @@ def _end(a: _Analysis, turned: bool, deck: Deck, kinds: frozenset[CardKind]) -> 
         h = y1 - y0
         labels = {g.label for g in line}
         for b in others:
-            if b.label in labels or b.h < 0.35 * h:
+            if b.label in labels or b.h < 0.35 * h or frame_sliver(b, line):
                 continue
             overlap = min(b.y1, y1) - max(b.y0, y0)
             near = (x0 - 0.8 * h <= b.x1 <= x0 + 1) or (x1 - 1 <= b.x0 <= x1 + 0.8 * h)
@@ -407,6 +410,16 @@ def _end(a: _Analysis, turned: bool, deck: Deck, kinds: frozenset[CardKind]) -> 
         return False
 
     ink = a.ink[::-1, ::-1] if turned else a.ink
+
+    def frame_sliver(b: Blob, beside: list[Blob]) -> bool:
+        """Whether ``b`` is a piece of the card's printed frame cut off by the crop's side, not
+        a digit: a thin upright stroke at the side, taller than the glyphs beside it (film 139's
+        W17 on the pile, its quad two pixels wide of the card: the frame line stood beside the
+        index at both ends and neither was read). A digit's stroke cut by the side is no taller
+        than its neighbours (see ``cut``)."""
+        at_side = b.x0 <= INK_MARGIN + CUT_SLACK or b.x1 >= W - INK_MARGIN - CUT_SLACK
+        return (at_side and b.w < SLIVER_WIDTH * b.h and bool(beside)
+                and b.h > SLIVER_TALL * max(g.h for g in beside))
 
     def lone_doubtful(line: list[Blob]) -> str:
         """Why a one-glyph corner index may be what is left of a two-digit number: ``place``
@@ -431,6 +444,7 @@ def _end(a: _Analysis, turned: bool, deck: Deck, kinds: frozenset[CardKind]) -> 
         return ""
 
     for line in lines:
+        line = [g for g in line if not frame_sliver(g, [o for o in line if o is not g])] or line
         x0, y0 = line[0].x0, min(g.y0 for g in line)
         x1, y1 = line[-1].x1, max(g.y1 for g in line)
         h = y1 - y0
