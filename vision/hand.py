@@ -278,30 +278,51 @@ def _edge_profile(strip: np.ndarray, band: tuple[int, int], config: HandConfig) 
     thr = max(40.0, 0.3 * float(np.percentile(grad, 99)))
     strong = (grad > thr).astype(np.uint8)
     strong = cv2.dilate(strong, np.ones((1, 3), np.uint8)).astype(np.float32)  # a wobble of one pixel
-    h, w = strong.shape
-    mid = (h - 1) / 2
+    w = strong.shape[1]
     best = np.zeros(w, np.float32)
     slant = np.zeros(w, np.float32)
     for s in config.slants:
-        t = math.tan(math.radians(s))
-        # row y moved left by t*(y-mid): a line leaning right by s degrees becomes upright
-        shifted = np.empty_like(strong)
-        for y in range(h):
-            d = int(round(t * (y - mid)))
-            row = strong[y]
-            if d > 0:
-                shifted[y, : w - d] = row[d:]
-                shifted[y, w - d:] = 0
-            elif d < 0:
-                shifted[y, -d:] = row[: w + d]
-                shifted[y, :-d] = 0
-            else:
-                shifted[y] = row
-        share = shifted.mean(axis=0)
+        share = _slanted_share(strong, s)
         better = share > best
         best[better] = share[better]
         slant[better] = s
+    # steeper still only where the steepest slant tried was the best (the cards at a row's end,
+    # seen aslant: film 139's first card leaned 8-10 degrees in its strip): tried everywhere they
+    # would take the place of the true slant of some edges and of print beside them
+    end = max(abs(s) for s in config.slants)
+    for s in STEEP_SLANTS:
+        for sign in (1.0, -1.0):
+            share = _slanted_share(strong, sign * s)
+            better = (share > best) & (slant * sign >= end)
+            best[better] = share[better]
+            slant[better] = sign * s
     return best, slant
+
+
+STEEP_SLANTS = (7.5, 9.0)
+"""Edge slants (degrees, each side) tried beyond ``HandConfig.slants`` where its steepest was the best."""
+
+
+def _slanted_share(strong: np.ndarray, degrees: float) -> np.ndarray:
+    """Per column, the share of rows of ``strong`` set along a line through it leaning right by
+    ``degrees`` going down (through the middle row at that column)."""
+    h, w = strong.shape
+    mid = (h - 1) / 2
+    t = math.tan(math.radians(degrees))
+    # row y moved left by t*(y-mid): a line leaning right by s degrees becomes upright
+    shifted = np.empty_like(strong)
+    for y in range(h):
+        d = int(round(t * (y - mid)))
+        row = strong[y]
+        if d > 0:
+            shifted[y, : w - d] = row[d:]
+            shifted[y, w - d:] = 0
+        elif d < 0:
+            shifted[y, -d:] = row[: w + d]
+            shifted[y, :-d] = 0
+        else:
+            shifted[y] = row
+    return shifted.mean(axis=0)
 
 
 EDGE_PEER = 0.1

@@ -113,6 +113,22 @@ def test_a_shorter_line_beside_a_card_edge_is_not_its_outline():
     assert [e.x for e in edges] == [40.0, 170.0, 280.0]
 
 
+def test_an_edge_steeper_than_the_slants_tried_is_followed_only_there():
+    """A card edge leaning 8.5 degrees (the row's first card seen aslant) takes a steeper slant
+    than the config's; an edge leaning 3 degrees keeps its own."""
+    from vision.hand import HandConfig, _edge_profile
+
+    strip = np.full((240, 400, 3), 235, np.uint8)
+    for x_mid, degrees in ((100, 8.5), (300, -3.0)):
+        t = np.tan(np.radians(degrees))
+        cv2.line(strip, (int(x_mid - t * 120), 0), (int(x_mid + t * 120), 239), (40, 40, 40), 2)
+    profile, slant = _edge_profile(strip, (0, 240), HandConfig())
+    steep, plain = int(np.argmax(profile[:200])), 200 + int(np.argmax(profile[200:]))
+    assert slant[steep] == 9.0 and profile[steep] > 0.9
+    assert slant[plain] == -3.0 and profile[plain] > 0.9
+    assert abs(steep - 100) <= 3 and abs(plain - 300) <= 3
+
+
 PAPER = (228, 236, 240)   # BGR: the cards' off-white
 PLASTER = (150, 190, 232)  # BGR: a plaster's beige
 
