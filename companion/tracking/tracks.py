@@ -96,6 +96,10 @@ one card of the deck only): the top card of the walk pile is outlined now alone,
 piece of the card below, now askew, and its centre jumps up to an eighth of a card (film 135:
 W32 on W27 outlined five ways, its verdict 2.2 s after it rested). Another card laid there
 reads otherwise; a card pushed further than this still moves."""
+JITTER_CORNERS_NAMED = 0.45
+"""... and a corner of such an outline may lie this many card sizes off (film 138's W36 on the
+pile, outlined with a corner of the card below and then without it: a corner 0.34 card sizes
+away restarted its rest, verdict 9 frames after it rested)."""
 RETURN_SECONDS = 1.0
 """A settled card seen again after it was missing on a calm table (see the module doc's *Return*)
 is neither at rest nor counted among the settled cards until its votes since then confirm a
@@ -566,16 +570,18 @@ class CardTracker:
             return False
         unread = obs.kind is CardKind.UNKNOWN
         named = obs.kind is CardKind.WALK and obs.value is not None
-        return (self._near(track.anchor, obs.quad, JITTER_REACH_NAMED if named else JITTER_REACH)
-                or (unread and _takes_in(obs.quad, track.anchor)))
+        if named:
+            return self._near(track.anchor, obs.quad, JITTER_REACH_NAMED, JITTER_CORNERS_NAMED)
+        return self._near(track.anchor, obs.quad) or (unread and _takes_in(obs.quad, track.anchor))
 
     @staticmethod
-    def _near(rest: Quad, quad: Quad, reach: float = JITTER_REACH) -> bool:
+    def _near(rest: Quad, quad: Quad, reach: float = JITTER_REACH, corners: float = JITTER_CORNERS) -> bool:
         """Whether ``quad`` is another outline of a card resting at ``rest``: its centre within
-        ``reach`` card sizes (see ``JITTER_REACH``)."""
+        ``reach`` card sizes and no corner further than ``corners`` card sizes (see
+        ``JITTER_REACH``)."""
         size = card_size(rest)
         return (math.dist(rest.centroid, quad.centroid) <= reach * size
-                and corner_shift(rest, quad) <= JITTER_CORNERS * size)
+                and corner_shift(rest, quad) <= corners * size)
 
     def _majority(self, track: _Track) -> Reading | None:
         if len(track.votes) < self.config.min_votes:

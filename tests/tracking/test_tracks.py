@@ -432,6 +432,32 @@ def test_a_walk_card_outlined_many_ways_about_its_place_settles_once(push):
     assert [(i >= pushed, v) for i, v, _ in late[1:]] == ([(True, 32)] if push else [])
 
 
+# Film 138, frames 1074-1083: W36 laid on W33, outlined with a corner of the card below (A), then
+# without it (B), then as A again, as the detector found it.
+_W36_A = [(569, 209), (659, 199), (696, 379), (578, 339)]
+_W36_B = [(573, 212), (667, 205), (678, 340), (587, 348)]
+
+
+def test_a_walk_card_outlined_with_and_without_a_corner_of_the_card_below_rests_once_laid():
+    # B's corner lies 0.34 card sizes from A's: the card's rest is not restarted by it (W36's
+    # verdict came 9 frames after it rested)
+    w33 = Card(626.0, 285.0, CardKind.WALK, 33, 1)
+    film = Film(seed=11)
+    film.still([w33], 30)
+    hand = film.still([w33], 3)
+    landed = len(film.frames)
+    for corners, n in ((_W36_A, 4), (_W36_B, 3), (_W36_A, 10)):
+        quad = Quad(tuple((float(x), float(y)) for x, y in corners))  # type: ignore[arg-type]
+        for _ in range(n):
+            film.frame([CardObservation(quad=quad, kind=CardKind.WALK, value=36, blisters=4, confidence=0.9,
+                                        visible=False)])
+    tracker = CardTracker()
+    events = [(i, e) for i, result in enumerate(film.results())
+              for e in tracker.update(i / FPS, result, hand=True if hand <= i < landed else None)]
+    late = [(i, e.card.reading.value) for i, e in settled(events) if i >= landed]
+    assert [v for _, v in late] == [36] and late[0][0] <= landed + SETTLE_FRAMES + 1
+
+
 def _unread(quad, hidden: bool = True):
     """An outline never read, at ``quad``."""
     return CardObservation(quad=quad, kind=CardKind.UNKNOWN, confidence=0.0, visible=not hidden)
