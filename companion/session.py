@@ -199,8 +199,8 @@ def _facts(game: str, observer: Any) -> GameFacts:
     )
 
 
-_HAND_TEXTS = {"reveal-seen": "turn one of your cards over", "keep": "keep one of the drawn cards", "give": "give a drawn card to {to}",
-               "discard-own": "discard a card from the hand"}
+_HAND_TEXTS = {"reveal-seen": "turn one of your cards over", "keep": "keep one of the drawn cards",
+               "give": "give a drawn card to {to}", "discard-own": "discard a card from the hand"}
 
 
 def _pad_options(game: str, module: ModuleType, observer: Any, names: Sequence[str] = ()) -> tuple[PadOption, ...]:
@@ -375,7 +375,9 @@ class Session:
         with self._lock:
             while self.game == "valais" and isinstance(item.action, self.module.PlaceSeen):
                 steps = self._observer.hand_actions()
-                if not steps or not self._submit(MoveItem(item.frame_index, item.timestamp, steps[0]), origin).verdict.legal:
+                if not steps:
+                    break
+                if not self._submit(MoveItem(item.frame_index, item.timestamp, steps[0]), origin).verdict.legal:
                     break
             return self._submit(item, origin)
 

@@ -44,8 +44,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 HIDDEN_ACTIONS = frozenset({"pause", "remove", "table-walk", "reveal-own", "reveal-seen", "keep", "give",
                             "discard-own", "missed-wrong", "missed-draw", "turn-to", "recount", "relabel"})
 """Not compared: a pause and the Valais*Wallis joker steps (a 1815's card turned over, a 1865's
-or 1965's keep, give and discard) happen in a hand, and the rendered films show none of them; ``remove`` is the camera's record of a wrong card taken off the row, ``table-walk``
-the companion accepting a refused card the players built on (the walk itself was compared when
+or 1965's keep, give and discard) happen in a hand, and the rendered films show none of them;
+``remove`` is the camera's record of a wrong card taken off the row, ``table-walk`` the companion accepting a refused card the players built on (the walk itself was compared when
 it was laid), ``missed-wrong``/``missed-draw`` corrections for moves the camera missed and
 ``turn-to`` the turn passed to the player whose arm laid the next card, ``recount`` a shown
 hand's number of cards taken from the table, ``relabel`` a FINISH or gladiola on the table given

@@ -309,7 +309,7 @@ def _slanted_share(strong: np.ndarray, degrees: float) -> np.ndarray:
     h, w = strong.shape
     mid = (h - 1) / 2
     t = math.tan(math.radians(degrees))
-    # row y moved left by t*(y-mid): a line leaning right by s degrees becomes upright
+    # row y moved left by t*(y-mid): a line leaning right by ``degrees`` becomes upright
     shifted = np.empty_like(strong)
     for y in range(h):
         d = int(round(t * (y - mid)))

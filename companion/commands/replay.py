@@ -61,8 +61,8 @@ def _first_valais_card(module: Any, layout: Any) -> Any:
 
 def judge(observer: Any, action: Any, frame_index: int | None, events: list[dict[str, Any]]) -> None:
     """Apply a move seen by the camera and log it in ``events``; then the joker steps the
-    players take in the hand (turn a card over, keep, give, discard: on the dashboard they press them on the
-    pad), each taken as done at once."""
+    players take in the hand (turn a card over, keep, give, discard: on the dashboard they
+    press them on the pad), each taken as done at once."""
     actions = [action]
     while actions:
         player = observer.current_player

@@ -393,6 +393,16 @@ def _end(a: _Analysis, turned: bool, deck: Deck, kinds: frozenset[CardKind]) -> 
     walkish = kinds & {CardKind.WALK, CardKind.FINISH}
     others = [b.turned(W, H) if turned else b for b in a.blobs if b.h < 0.5 * H]
 
+    def frame_sliver(b: Blob, beside: list[Blob]) -> bool:
+        """Whether ``b`` is a piece of the card's printed frame cut off by the crop's side, not
+        a digit: a thin upright stroke at the side, taller than the glyphs beside it (film 139's
+        W17 on the pile, its quad 4 px wide of the card: the frame line stood beside the
+        index at both ends and neither was read). A digit's stroke cut by the side is no taller
+        than its neighbours (see ``cut``)."""
+        at_side = b.x0 <= INK_MARGIN + CUT_SLACK or b.x1 >= W - INK_MARGIN - CUT_SLACK
+        return (at_side and b.w < SLIVER_WIDTH * b.h and bool(beside)
+                and b.h > SLIVER_TALL * max(g.h for g in beside))
+
     def crowded(line: list[Blob]) -> bool:
         """Unexplained ink right beside the line at its height: a digit that failed the glyph
         tests (a faint 1 before an 8 would make a 28 read as 8)."""
@@ -410,16 +420,6 @@ def _end(a: _Analysis, turned: bool, deck: Deck, kinds: frozenset[CardKind]) -> 
         return False
 
     ink = a.ink[::-1, ::-1] if turned else a.ink
-
-    def frame_sliver(b: Blob, beside: list[Blob]) -> bool:
-        """Whether ``b`` is a piece of the card's printed frame cut off by the crop's side, not
-        a digit: a thin upright stroke at the side, taller than the glyphs beside it (film 139's
-        W17 on the pile, its quad two pixels wide of the card: the frame line stood beside the
-        index at both ends and neither was read). A digit's stroke cut by the side is no taller
-        than its neighbours (see ``cut``)."""
-        at_side = b.x0 <= INK_MARGIN + CUT_SLACK or b.x1 >= W - INK_MARGIN - CUT_SLACK
-        return (at_side and b.w < SLIVER_WIDTH * b.h and bool(beside)
-                and b.h > SLIVER_TALL * max(g.h for g in beside))
 
     def lone_doubtful(line: list[Blob]) -> str:
         """Why a one-glyph corner index may be what is left of a two-digit number: ``place``
