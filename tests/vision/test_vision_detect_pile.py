@@ -312,6 +312,25 @@ def test_a_pile_of_no_cards_shape_alone_on_the_table_is_searched_for_its_top_car
     assert _corner_error(top, found[0].quad.as_array()) < 6.0
 
 
+def test_a_small_pile_alone_on_the_table_is_searched_whatever_its_area() -> None:
+    # As above with smaller cards (film 142: the camera further off, the walk pile's outline
+    # 3.6 times the least card area, dropped as a lone piece under 4 times it for 17 frames).
+    from vision.detect import _plausible_shape
+
+    left, right, top = (_card_at(781, 360, 0.0, 70, 108), _card_at(819, 360, 0.0, 70, 108),
+                        _card_at(800, 360, 2.0, 70, 108))
+    image = cv2.cvtColor(_frame([left, right, top]), cv2.COLOR_GRAY2BGR)
+    hull = _hull(left, right, top)
+    box = cv2.boxPoints(cv2.minAreaRect(hull.astype(np.float32))).astype(np.float64)
+    config = DetectConfig(seg_zoom=1.0)
+    assert not _plausible_shape(box, config)
+    assert abs(cv2.contourArea(box.astype(np.float32))) < config.lone_piece_area_factor * config.min_area_frac * 1280 * 720
+    maps = _maps([hull], [top], 0.55)
+    found = _detect_segmented(image, _MapsOf(maps), config, maps)  # type: ignore[arg-type]
+    assert len(found) == 1 and found[0].visible
+    assert _corner_error(top, found[0].quad.as_array()) < 6.0
+
+
 def test_a_pile_spread_over_two_cards_is_searched_for_a_top_card_of_a_cards_size() -> None:
     # The START card sticks out beside the pile and the card below above it (film 133's W44 laid
     # askew on W40): the top card covers less than TOP_MIN_SHARE of the pile's outline, which no
