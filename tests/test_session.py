@@ -162,29 +162,34 @@ def test_valais_joker_steps_in_the_hand_are_offered_on_the_pad(store):
 
 def test_valais_a_card_placed_takes_the_open_hand_step_as_done(store):
     valais = get_game("valais")
+    card = valais.load_catalogue().card
     session = Session.new(store, "valais", NAMES[:2], valais.Observer.start(2, 0, first_card=109))  # 1920
-    joker = valais.load_catalogue().card(4).seen()  # 1815-08-04: turn one of your cards over
-    assert session.enter(valais.PlaceSeen(joker, 0)).verdict.legal
+    assert session.enter(valais.PlaceSeen(card(4).seen(), 0)).verdict.legal  # 1815-08-04, a 1815 joker
     assert [(o.text, o.action) for o in session.view().pad] == [("turn one of your cards over", valais.RevealSeen(None))]
     # nobody pressed it; the camera sees the next player's card: the turn-over was done in the hand
-    later = valais.load_catalogue().card(141).seen()  # 1965-08-30
-    rec = session.submit(MoveItem(40, 4.0, valais.PlaceSeen(later, 2)))
+    rec = session.submit(MoveItem(40, 4.0, valais.PlaceSeen(card(141).seen(), 2)))  # 1965-08-30, a 1965 joker
     assert rec.verdict.legal and rec.player == 1
     taken = session.moves()[-2]
     assert taken.action == valais.RevealSeen(None) and taken.verdict.legal and taken.player == 0
     assert taken.frame_index == 40 and taken.origin is Origin.CAMERA
     logged = [e.payload["action"]["type"] for e in store.entries(session.game_id) if e.kind is EntryKind.MOVE]
     assert logged == ["place-seen", "reveal-seen", "place-seen"]
-    # a 1865 joker's keep and give, both unpressed, are taken in order before the next card
-    assert session.enter(valais.PlaceSeen(valais.load_catalogue().card(63).seen(), 1)).verdict.legal  # 1865
-    session.submit(MoveItem(50, 5.0, valais.PlaceSeen(valais.load_catalogue().card(105).seen(), 2)))  # 1915
-    assert [m.action for m in session.moves()[-4:]] == [
-        valais.PlaceSeen(valais.load_catalogue().card(63).seen(), 1), valais.KeepCard(None), valais.GiveCard(None, 1),
-        valais.PlaceSeen(valais.load_catalogue().card(105).seen(), 2)]
+    # the 1965 joker's discard and keep, unpressed, are taken in order before the next card ...
+    session.submit(MoveItem(45, 4.5, valais.PlaceSeen(card(63).seen(), 1)))  # 1865, a 1865 joker
+    assert [(m.action, m.player) for m in session.moves()[-3:]] == [
+        (valais.DiscardOwn(None), 1), (valais.KeepCard(None), 1), (valais.PlaceSeen(card(63).seen(), 1), 0)]
+    # ... and so are the 1865 joker's keep and give
+    session.submit(MoveItem(50, 5.0, valais.PlaceSeen(card(105).seen(), 2)))  # 1915, a 1915 joker
+    assert [(m.action, m.player) for m in session.moves()[-3:]] == [
+        (valais.KeepCard(None), 0), (valais.GiveCard(None, 1), 0), (valais.PlaceSeen(card(105).seen(), 2), 1)]
     assert all(m.verdict.legal for m in session.moves())
-    # an action that is not a placement is judged as it comes: no step is taken for it
-    assert session.view().facts.current_player == 1
-    assert not session.enter(valais.KeepCard(None)).verdict.legal
+    # the 1915 joker's removal is seen on the table, not done in the hand: nothing is taken for
+    # it, and a card placed before it is refused
+    assert session.view().pad == ()
+    before = len(session.moves())
+    refused = session.submit(MoveItem(60, 6.0, valais.PlaceSeen(card(10).seen(), 0)))
+    assert not refused.verdict.legal and refused.verdict.rule == "turn.step"
+    assert len(session.moves()) == before + 1 and session.view().facts.current_player == 1
 
 
 def test_observations_are_logged_before_their_move(store):
