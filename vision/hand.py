@@ -292,8 +292,11 @@ def _edge_profile(strip: np.ndarray, band: tuple[int, int], config: HandConfig) 
     end = max(abs(s) for s in config.slants)
     for s in STEEP_SLANTS:
         for sign in (1.0, -1.0):
+            steepest = slant * sign >= end
+            if not steepest.any():
+                continue  # no column to try it at
             share = _slanted_share(strong, sign * s)
-            better = (share > best) & (slant * sign >= end)
+            better = (share > best) & steepest
             best[better] = share[better]
             slant[better] = sign * s
     return best, slant
