@@ -358,3 +358,32 @@ def test_the_second_set_of_guesses_is_read_only_when_the_first_gives_nothing() -
     outvoted = CardReader(config).read_detections(
         scene.image, [Detection(outline, 1.0, inside=(at_b,), also_inside=at_a_too)]).observations[0]
     assert (outvoted.kind.value, outvoted.value) == ("walk", a.spec.value)
+
+
+def test_a_card_read_with_an_edge_across_its_print_is_read_anew_once_the_edge_is_gone() -> None:
+    # the edge of a card held over a row card crosses its year as a thin dark line: a small
+    # share of the thumbnail (the mean, 95th and 99th percentiles stay low) but a strong
+    # difference at one spot; the reading made under it must not be reused once it is gone
+    import cv2
+
+    scene = render_scene(5, Game.VALAIS, SceneConfig(resolution=(960, 540), degrade=False,
+                                                     layout=LayoutKind.TIMELINE, hands=0))
+    card = next(c for c in scene.truth.cards if c.visible_fraction > 0.97 and c.spec.year is not None)
+    corners = Quad.card_order(np.array(card.corners, np.float64)).as_array().astype(np.float32)
+    to_image = cv2.getPerspectiveTransform(np.float32([[0, 0], [1, 0], [1, 1], [0, 1]]), corners)
+    crossed = scene.image.copy()
+    line = np.float32([[[0.63, 0.24]], [[0.69, 0.33]]])
+    ends = cv2.perspectiveTransform(line, to_image).reshape(-1, 2).astype(np.int32)
+    cv2.line(crossed, tuple(ends[0]), tuple(ends[1]), (20, 20, 20), 2)
+    reader = CardReader(PipelineConfig(deck=Deck.for_game("valais"), tesseract=False))
+    det = [Detection(Quad.from_array(card.corners), 1.0)]
+    reader.read_detections(crossed, det)
+    reader.read_detections(scene.image, det)
+    assert reader.reads == 2
+    reader.read_detections(scene.image, det)
+    assert reader.reads == 2  # the clean card's own reading is reused
+    # without the spot check, the other cache checks let the reading under the line stand
+    lax = CardReader(PipelineConfig(deck=Deck.for_game("valais"), tesseract=False, cache_spot=255.0))
+    lax.read_detections(crossed, det)
+    lax.read_detections(scene.image, det)
+    assert lax.reads == 1
