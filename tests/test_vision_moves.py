@@ -35,6 +35,17 @@ def test_an_arm_from_the_edge_is_a_hand_but_a_new_card_is_not():
     assert [source._hand_over_table(with_card) for _ in range(3)] == [False] * 3
 
 
+def test_an_arm_near_the_colour_of_the_table_is_a_hand():
+    # pale skin on light wood: the arm differs from the table by about 20 in one channel only
+    source = VisionMoves("gladiola", reader=NoReader())
+    calm = table()
+    for _ in range(5):
+        source._hand_over_table(calm)
+    with_arm = calm.copy()
+    cv2.rectangle(with_arm, (280, 200), (330, 360), (170, 180, 193), -1)  # from the bottom edge
+    assert source._hand_over_table(with_arm) is True
+
+
 def test_slow_light_changes_are_not_a_hand():
     source = VisionMoves("gladiola", reader=NoReader())
     base = table().astype(np.float32)

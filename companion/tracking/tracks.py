@@ -111,7 +111,7 @@ card 2000 pushed one place along the row and back left its track at the row's en
 reported as placed."""
 WOBBLE_SECONDS = 1.0
 """An outline never read that has been seen this long ..."""
-WOBBLE_REACH = 0.5
+WOBBLE_REACH = 0.75
 """... and still lies within this many card sizes of where it was first seen is a restless outline
 of cards at rest (the overlapping cards of a gladiola fan, outlined anew every few frames), not a
 card a hand carries: its jumps do not make the table busy."""

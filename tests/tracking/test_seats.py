@@ -113,3 +113,16 @@ def test_a_card_laid_from_another_players_place_passes_the_turn_first():
     assert source._whose([walk], View(current=1)) == [walk]
     source._arms = [[TOP]]  # the day's second card is guessed again
     assert [i.action for i in source._whose([walk], View(current=1))] == [gladiola.TurnTo(2), walk.action]
+
+
+def test_a_card_from_the_place_of_the_player_who_just_played_keeps_the_count():
+    # two players reaching in at one place: the arm names the one who had the turn before, but
+    # one player taking two turns running would need every other player's move missed
+    source = VisionMoves("gladiola")
+    source._seats = learnt(BOTTOM, LEFT, TOP)
+    walk = MoveItem(5, 0.5, gladiola.Walk("W20"))
+    source._arms = [[BOTTOM]]
+    assert source._whose([walk], View(current=1)) == [walk]
+    # the same arm when the count gives the turn to the player after the next one: a move missed
+    source._arms = [[BOTTOM]]
+    assert [i.action for i in source._whose([walk], View(current=2))] == [gladiola.TurnTo(0), walk.action]
