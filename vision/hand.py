@@ -685,6 +685,12 @@ def _whole_count(crop: np.ndarray, reading: CardReading) -> CardReading:
         return reading
     ppx = READ_W / CARD_W_MM
     clear = np.zeros(crop.shape[:2], bool)
+    if reading.kind is CardKind.FINISH and _no_plaster_seen(
+            crop, clear, reading.kind, reading.flipped, CLEAN_REACH_MM,
+            both_ends=reading.orientation_confidence < CLEAN_ORIENTED):
+        # as for a covered FINISH: no plaster colour where the row may lie (film 141's F1, the
+        # row's last card, its clean band unsure to the reader for the chequer's end slanting in)
+        return _with_blisters(reading, 0, CLEAN_FINISH)
     band = _plaster_band(crop, clear, reading.kind, reading.flipped)
     other = _plaster_band(crop, clear, reading.kind, not reading.flipped)
     if band is None or other is None or int(other.occupied.sum()) > WHOLE_STRAY * BLISTER_MM * ppx:
@@ -705,6 +711,11 @@ def _whole_count(crop: np.ndarray, reading: CardReading) -> CardReading:
     conf = float(np.clip(1.0 - 2.0 * frac, 0.0, 1.0))
     if conf < ACCEPT:
         return reading
+    return _with_blisters(reading, count, conf)
+
+
+def _with_blisters(reading: CardReading, count: int, conf: float) -> CardReading:
+    """``reading`` with its blister count set to ``count`` at confidence ``conf``."""
     f = reading.field_confidences
     return CardReading(kind=reading.kind, face=reading.face, flipped=reading.flipped, value=reading.value,
                        blisters=count, confidence=min(reading.confidence, conf),

@@ -380,6 +380,22 @@ def test_the_top_finish_counts_a_pale_row_from_its_extent(plasters):
     assert read.blisters == plasters and read.field_confidences.blisters >= 0.5
 
 
+@pytest.mark.parametrize("plasters", [0, 1, 2])
+def test_the_top_finish_with_a_clean_band_has_no_blisters(plasters):
+    from vision.hand import _whole_count
+    from vision.read.reader import CARD_W_MM
+
+    # the reader left the count open; no plaster colour where the row may lie is a zero
+    crop, _ = _covered_crop(CardKind.FINISH, plasters, CARD_W_MM)
+    read = _whole_count(crop, _finish_read())
+    assert (read.blisters == 0) == (plasters == 0)
+    if plasters == 0:
+        assert read.field_confidences.blisters >= 0.5 and read.confidence >= 0.5
+    # nor at the other end of a card turned round
+    crop, _ = _covered_crop(CardKind.FINISH, plasters, CARD_W_MM, flipped=True)
+    assert (_whole_count(crop, _finish_read()).blisters == 0) == (plasters == 0)
+
+
 def test_the_top_finish_keeps_an_unclear_row_unread():
     from vision.hand import _whole_count
     from vision.read.reader import CARD_W_MM, READ_W
