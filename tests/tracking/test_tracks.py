@@ -458,6 +458,27 @@ def test_a_walk_card_outlined_with_and_without_a_corner_of_the_card_below_rests_
     assert [v for _, v in late] == [36] and late[0][0] <= landed + SETTLE_FRAMES + 1
 
 
+def test_a_card_laid_on_another_rests_once_laid_though_outlined_a_few_pixels_round():
+    # W11 laid on W05 (fresh film 144): after the hand left, its outline moved by 4 px before
+    # its votes had turned the track's reading; its rest is not restarted by that
+    w05 = Card(619.0, 311.0, CardKind.WALK, 5, 1)
+    w11 = Card(607.0, 318.0, CardKind.WALK, 11, 4)
+    film = Film(seed=12)
+    film.still([w05], 30)
+    hand = len(film.frames)
+    film.frame([_unread(card_quad(w11.x, w11.y))])  # under the hand
+    film.still([w11], 1)  # read once as the hand leaves: the track's reading is still W05's
+    landed = len(film.frames)
+    for _ in range(3):  # unread a while
+        film.frame([_unread(card_quad(w11.x, w11.y), hidden=False)])
+    film.still([w11.at(w11.x + 4.0, w11.y)], 12)
+    tracker = CardTracker()
+    events = [(i, e) for i, result in enumerate(film.results())
+              for e in tracker.update(i / FPS, result, hand=True if hand <= i < landed else None)]
+    late = [(i, e.card.reading.value) for i, e in settled(events) if i >= landed]
+    assert [v for _, v in late] == [11] and late[0][0] <= landed + SETTLE_FRAMES + 1
+
+
 def _unread(quad, hidden: bool = True):
     """An outline never read, at ``quad``."""
     return CardObservation(quad=quad, kind=CardKind.UNKNOWN, confidence=0.0, visible=not hidden)
