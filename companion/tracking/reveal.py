@@ -215,14 +215,8 @@ class HandWatch:
         twin logged on the table (:func:`_relabel_options`; at most :data:`RELABEL_MOST`)."""
         out: list[tuple[str, ...] | None] = []
         relabels = 0
-        cards = tuple(getattr(hand, "cards", ()))
-        named = [tuple(c.id for c in _candidates(card, self.deck)) for card in cards]
-        # a card another card of the row names alone is not free for one whose blisters went
-        # unread (film 141: F1 read in the row, F6 covered; F1 and F6 the free FINISH cards)
-        free = [[i for i in ids if i not in taken] for ids in named]
-        claimed = frozenset(ids[0] for ids in free if len(ids) == 1)
-        for card, ids in zip(cards, named):
-            ids = ids or _only_free(card, taken | claimed, self.deck)
+        for card in getattr(hand, "cards", ()):
+            ids = tuple(c.id for c in _candidates(card, self.deck)) or _only_free(card, taken, self.deck)
             if not ids:
                 out.append(None)
                 continue

@@ -326,19 +326,3 @@ def test_a_finish_whose_blisters_go_unread_is_named_when_the_free_ones_agree():
     watch = HandWatch(DECK)
     view = View((3,), table=frozenset(finishes) - {other, min(twins)})
     assert all(watch.see([shown], view, [None]) is None for _ in range(5))
-
-
-def test_a_finish_whose_blisters_go_unread_is_named_when_the_row_reads_the_other_free_one():
-    # F1 and F6 free (no blister and two): the row reads F1 and another FINISH unread; that one
-    # can only be F6
-    shown = row(card(CardKind.WALK, 17), card(CardKind.FINISH, 50, None), card(CardKind.FINISH, 50, 0))
-    finishes = {c.id for c in DECK.cards if c.kind.value == "finish"}
-    view = View((3,), table=frozenset(finishes) - {"F1", "F6"})
-    watch = HandWatch(DECK)
-    got = [watch.see([shown], view, [None]) for _ in range(3)]
-    assert got[2] is not None and got[2].cards == ("W17", "F6", "F1")
-    assert got[2].blisters == blisters_of("W17") + 2
-    # without F1 in the row, the unread one may be either
-    shown = row(card(CardKind.WALK, 17), card(CardKind.FINISH, 50, None), card(CardKind.WALK, 23))
-    watch = HandWatch(DECK)
-    assert all(watch.see([shown], view, [None]) is None for _ in range(5))
