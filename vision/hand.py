@@ -680,7 +680,8 @@ def _whole_count(crop: np.ndarray, reading: CardReading) -> CardReading:
     blister count (a pale plaster the reader's row fit refused), the count from the extent of
     the plaster marks at the row's printed height: the row is centred and each plaster more
     makes it a pitch (9.8 mm) longer. Left as read when the marks are not centred, fill the
-    extent poorly, fit no whole count, or show at the other end too."""
+    extent poorly, fit no whole count, or show at the other end too. A FINISH with no plaster
+    colour where its row may lie has none (:func:`_no_plaster_seen`, as for a covered one)."""
     if reading.kind not in (CardKind.FINISH, CardKind.GLADIOLA) or reading.blisters is not None:
         return reading
     ppx = READ_W / CARD_W_MM

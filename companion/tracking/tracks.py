@@ -114,7 +114,8 @@ WOBBLE_SECONDS = 1.0
 WOBBLE_REACH = 0.75
 """... and still lies within this many card sizes of where it was first seen is a restless outline
 of cards at rest (the overlapping cards of a gladiola fan, outlined anew every few frames), not a
-card a hand carries: its jumps do not make the table busy."""
+card a hand carries: its jumps do not make the table busy (film 123: two such outlines 0.54 card
+sizes from where they were first seen kept W45 from settling until the next hand came)."""
 
 DOUBT_FACTOR = 2.0
 """A card settled and then read as another card, with no hand over the table since it settled

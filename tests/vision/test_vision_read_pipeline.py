@@ -181,17 +181,25 @@ def test_a_second_look_at_an_unread_card_calls_no_tesseract(monkeypatch) -> None
     assert reader.ocr_calls == 1 and reader.reads == 3
 
 
-def test_a_card_whose_print_changed_in_a_few_digits_is_read_anew() -> None:
-    # 1992 laid exactly where 1897 lay: most of the two cards' thumbnails are alike (white card,
-    # black year), so the mean and 95th-percentile differences stay small; the year's digits
-    # differ a lot, and the cache must not hand the new card the old card's reading.
+def _row_card():
+    """A rendered Valais*Wallis row, one of its date cards in full view, and the map from the
+    card's unit square to the image."""
     import cv2
 
     scene = render_scene(5, Game.VALAIS, SceneConfig(resolution=(960, 540), degrade=False,
                                                      layout=LayoutKind.TIMELINE, hands=0))
     card = next(c for c in scene.truth.cards if c.visible_fraction > 0.97 and c.spec.year is not None)
     corners = Quad.card_order(np.array(card.corners, np.float64)).as_array().astype(np.float32)
-    to_image = cv2.getPerspectiveTransform(np.float32([[0, 0], [1, 0], [1, 1], [0, 1]]), corners)
+    return scene, card, cv2.getPerspectiveTransform(np.float32([[0, 0], [1, 0], [1, 1], [0, 1]]), corners)
+
+
+def test_a_card_whose_print_changed_in_a_few_digits_is_read_anew() -> None:
+    # 1992 laid exactly where 1897 lay: most of the two cards' thumbnails are alike (white card,
+    # black year), so the mean and 95th-percentile differences stay small; the year's digits
+    # differ a lot, and the cache must not hand the new card the old card's reading.
+    import cv2
+
+    scene, card, to_image = _row_card()
     changed = scene.image.copy()
     for x0 in (0.30, 0.55):  # two digits of the year painted over
         patch = np.float32([[[x0, 0.24]], [[x0 + 0.08, 0.24]], [[x0 + 0.08, 0.34]], [[x0, 0.34]]])
@@ -366,11 +374,7 @@ def test_a_card_read_with_an_edge_across_its_print_is_read_anew_once_the_edge_is
     # difference at one spot; the reading made under it must not be reused once it is gone
     import cv2
 
-    scene = render_scene(5, Game.VALAIS, SceneConfig(resolution=(960, 540), degrade=False,
-                                                     layout=LayoutKind.TIMELINE, hands=0))
-    card = next(c for c in scene.truth.cards if c.visible_fraction > 0.97 and c.spec.year is not None)
-    corners = Quad.card_order(np.array(card.corners, np.float64)).as_array().astype(np.float32)
-    to_image = cv2.getPerspectiveTransform(np.float32([[0, 0], [1, 0], [1, 1], [0, 1]]), corners)
+    scene, card, to_image = _row_card()
     crossed = scene.image.copy()
     line = np.float32([[[0.63, 0.24]], [[0.69, 0.33]]])
     ends = cv2.perspectiveTransform(line, to_image).reshape(-1, 2).astype(np.int32)
