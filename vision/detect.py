@@ -454,8 +454,7 @@ def _detect_segmented(
         # when none is found (film 142's walk pile alone on the table, further from the camera,
         # its outline 3.6 times the least card area, lost 17 frames and a walk with them)
         small_pile = pile and unsized and not joined
-        unsized = unsized and not small_pile
-        if (shapeless and not pile) or unsized or (joined and occluded and not pile):
+        if (shapeless and not pile) or (unsized and not small_pile) or (joined and occluded and not pile):
             if (shapeless or unsized) and id(piece) in masks and not at_border:
                 dropped.append(k)
             continue
@@ -475,7 +474,7 @@ def _detect_segmented(
         if pile:
             top = _top_card(gray_full, maps, full, card_area, band, config)
             if top is None and small_pile:
-                if id(piece) in masks:
+                if id(piece) in masks:  # (dropped as an unsized piece above is: a pile is off the border)
                     dropped.append(k)
                 continue
             if top is None and joined:
