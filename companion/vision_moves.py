@@ -61,10 +61,14 @@ REVEAL_EVERY = 2
 ROW_STILL_SECONDS = 0.3
 #: ... staying put: at most this share of its pixels differ (by more than ``ROW_STILL_DIFF`` in a
 #: colour channel) from the frame it came to rest in, and at least this share of it lies where
-#: it lay the frame before
+#: it lay the frame before, not counting pixels within ``ROW_STILL_NOISE`` of that frame's (a row's
+#: pixels near the arm threshold come and go from the region while the picture stands still:
+#: film 138, where player 1's row came to rest anew every two frames and the frames it was taken
+#: for an arm at the bottom edge gave it to player 0; an arm coming in differs by 40 and more)
 ROW_STILL_MOTION = 0.03
 ROW_STILL_DIFF = 28.0
 ROW_STILL_OVERLAP = 0.9
+ROW_STILL_NOISE = 10.0
 
 
 class VisionMoves:
@@ -116,6 +120,12 @@ class VisionMoves:
         many frames it was seen at rest (see :meth:`_lies_still`)."""
         self._unarm = 0
         """Arm entries to take back: the frames of a region at rest learnt into the calm table."""
+        self._unarm_at = ArmEntry(0.0, 0.0)
+        """... where that region meets the image border (only entries there are taken back)."""
+        self._rested: np.ndarray | None = None
+        """The last region found lying still (a shown row against the edge, or the place one was
+        taken from before the calm table learnt it gone): an arm joined to it crosses the border
+        elsewhere."""
         if self.game == "gladiola":
             from companion.games.gladiola import load_deck
 
@@ -151,14 +161,17 @@ class VisionMoves:
             if touches and area >= HAND_AREA * w * h:
                 hand = True
                 region = labels == k
-                self.arm = _border_entry(region)
+                self.arm = _border_entry(region, self._rested if now is not None else None)
                 break
         if now is not None and region is not None and self._lies_still(region, small, now):
             # a row laid against the edge (or an arm held still): no arm while it stays put; the
             # calm table learns it slowly as it learns a card put down
             self.arm, hand = None, False
-        if region is None:
-            self._still = None
+        if region is None and self._still is not None:
+            # the row may drop out of the region for a frame (the calm table learning it): where it
+            # rested is kept, so that it lies still at once when it shows again (film 138); the
+            # frames counted before it dropped out are not taken back later
+            self._still = (*self._still[:3], 0)
         # the table adapts slowly (light drifts, cards settle in); never while an arm is over it
         rate = 0.0 if hand else HAND_ADAPT
         self._background = (1 - rate) * self._background + rate * small
@@ -171,14 +184,18 @@ class VisionMoves:
         an arm sliding in drifts off both); remembers where it rests for the next frame."""
         if self._still is not None:
             rest, rest_image, since, frames = self._still
-            moved = (np.abs(small - rest_image).max(axis=2) > ROW_STILL_DIFF) & region
-            outside = int((region & ~rest).sum())
+            diff = np.abs(small - rest_image).max(axis=2)
+            moved = (diff > ROW_STILL_DIFF) & region
+            outside = int((region & ~rest & (diff > ROW_STILL_NOISE)).sum())
             size = max(1, int(region.sum()))
             if outside <= (1 - ROW_STILL_OVERLAP) * size and int(moved.sum()) <= ROW_STILL_MOTION * size:
                 if now - since >= ROW_STILL_SECONDS - 1e-9:
                     if frames > 0:
-                        self._unarm = frames  # those frames saw a row, not an arm
+                        # those frames saw a row, not an arm: where the row meets the border (the
+                        # first of them may have seen the arm that laid it leave: film 138)
+                        self._unarm, self._unarm_at = frames, _border_entry(region)
                     self._still = (region, rest_image, since, 0)
+                    self._rested = region
                     return True
                 self._still = (region, rest_image, since, frames + 1)
                 return False
@@ -201,7 +218,7 @@ class VisionMoves:
             self._arms[-1].append(self.arm)
             self._arm_time = frame.timestamp
         # a row at rest against the edge was taken for an arm for a few frames: not whose arm laid it
-        while self._unarm > 0 and self._arms:
+        while self._unarm > 0 and self._arms and self._arms[-1][-1].distance(self._unarm_at) <= SEAT_REACH:
             self._arms[-1].pop()
             if not self._arms[-1]:
                 self._arms.pop()
@@ -345,12 +362,17 @@ def _played_last(player: int, expected: int, players: int) -> bool:
     return players >= 3 and player == (expected - 1) % players
 
 
-def _border_entry(mask: np.ndarray) -> ArmEntry:
+def _border_entry(mask: np.ndarray, rested: np.ndarray | None = None) -> ArmEntry:
     """Where a region touching the image border crosses it: the mean of its border pixels, as
-    shares of the width and height."""
+    shares of the width and height; those of ``rested`` left out while others remain (an arm
+    reaching over a row lying against the edge is one region with it: film 138, player 1's arm
+    from the left joined to the place of player 0's row at the bottom edge, their mean
+    between the two players' places)."""
     h, w = mask.shape
     ys, xs = np.nonzero(mask)
     edge = (xs == 0) | (ys == 0) | (xs == w - 1) | (ys == h - 1)
+    if rested is not None and (edge & ~rested[ys, xs]).any():
+        edge &= ~rested[ys, xs]
     if edge.any():
         xs, ys = xs[edge], ys[edge]
     return ArmEntry(float(xs.mean()) / max(1, w - 1), float(ys.mean()) / max(1, h - 1))

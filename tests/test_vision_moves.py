@@ -118,6 +118,8 @@ def test_the_frames_a_row_lay_still_against_the_edge_are_no_arm_of_whoever_laid_
     # the arm stretches kept all come in from the left edge, none from the row's bottom edge
     entries = [e for stretch in source._arms for e in stretch]
     assert entries and all(e.x == 0.0 for e in entries)
+    # and every frame of the arm is kept, the last one too (the row's rest began with it)
+    assert len(entries) == 4
 
 
 def test_a_hand_named_with_a_table_twin_comes_after_its_relabel_and_recount(monkeypatch):
@@ -156,3 +158,134 @@ def test_a_hand_named_with_a_table_twin_comes_after_its_relabel_and_recount(monk
     deck = gladiola.load_deck()
     walks = {c.value: c.blisters for c in deck.cards if c.kind is gladiola.CardKind.WALK}
     assert configs and dict(configs[0].walk_blisters) == walks
+
+
+def test_a_row_whose_edge_flickers_at_the_arm_threshold_still_lies_still():
+    """Beside the row, a strip of the table differs from the calm table by about the arm
+    threshold and comes and goes from the region frame by frame while the picture stands still
+    (film 138): the row still comes to rest."""
+    source = VisionMoves("gladiola", reader=NoReader())
+    calm = table()
+    for k in range(3):
+        source._hand_over_table(calm, now=0.1 * k)
+    frames = []
+    for k in range(15):
+        row = calm.copy()
+        cv2.rectangle(row, (150, 300), (520, 360), (240, 240, 240), -1)
+        # 3 grey levels either side of the threshold
+        lift = 19 if k % 2 else 13
+        row[300:360, 520:640] = np.clip(np.array(calm[0, 0], np.int32) + lift, 0, 255).astype(np.uint8)
+        frames.append(row)
+    flags = [source._hand_over_table(f, now=1.0 + 0.1 * k) for k, f in enumerate(frames)]
+    assert flags[0] and not any(flags[-8:])
+
+
+def test_a_row_that_drops_out_of_the_region_for_a_frame_lies_still_when_it_shows_again():
+    """A pale row a little over the arm threshold: on one frame none of it is (film 138: the row
+    left the region for a frame as the calm table learnt it, then came back and was taken for
+    an arm at the bottom edge, the place of the player before)."""
+    source = VisionMoves("gladiola", reader=NoReader())
+    calm = table()
+    for k in range(3):
+        source._hand_over_table(calm, now=0.1 * k)
+
+    def row(lift: int) -> np.ndarray:
+        image = calm.copy()
+        image[300:360, 150:520] = np.clip(np.array(calm[0, 0], np.int32) + lift, 0, 255).astype(np.uint8)
+        return image
+
+    flags = [source._hand_over_table(row(25), now=1.0 + 0.1 * k) for k in range(5)]
+    assert flags[0] and not flags[-1]
+    assert source._hand_over_table(row(8), now=1.5) is False and source.arm is None  # under the threshold
+    assert source._hand_over_table(row(25), now=1.6) is False and source.arm is None
+
+
+def test_an_arm_joined_to_a_row_lying_still_enters_where_the_row_does_not():
+    from companion.vision_moves import _border_entry
+
+    mask = np.zeros((90, 160), bool)
+    mask[70:90, 40:120] = True   # a row against the bottom edge
+    mask[30:40, 0:60] = True     # an arm from the left edge
+    mask[35:75, 50:60] = True    # reaching down to the row
+    row = np.zeros_like(mask)
+    row[70:90, 40:120] = True
+    assert _border_entry(mask).y > 0.7  # the mean of both crossings lies between them
+    entry = _border_entry(mask, row)
+    assert entry.x == 0.0 and abs(entry.y - 34.5 / 89) < 0.01
+    # a region all of whose border pixels lay still keeps them all
+    assert _border_entry(row, row).y == 1.0
+
+
+def test_an_arm_reaching_a_row_lying_still_keeps_all_its_frames():
+    """A row lies still against the bottom edge; an arm comes in from the left and its last frame
+    reaches down to the row (one region with it, crossing the border at the left, the row's
+    pixels left out); the row's next rest begins with that frame: the frames taken back as the
+    row's are those at the row's place only, not the arm's last (film 138: player 1's arm from
+    the left, taken back with the row's frames, left an earlier arm the last one)."""
+    from companion.sources import Frame
+
+    class Blank:
+        def read_frame(self, image):
+            return None
+
+    source = VisionMoves("gladiola", view=lambda: OverView(), reader=Blank(), tracker=NoMoves())
+    source._watch = None
+    calm = table()
+    row = calm.copy()
+    cv2.rectangle(row, (150, 300), (520, 360), (240, 240, 240), -1)
+    frames = [calm] * 3 + [row] * 6
+    for k in range(4):
+        arm = row.copy()
+        cv2.rectangle(arm, (0, 180 + 10 * k), (300 + 20 * k, 230 + 10 * k), (120, 150, 210), -1)
+        if k == 3:
+            cv2.rectangle(arm, (330, 230), (380, 300), (120, 150, 210), -1)  # the hand on the row
+        frames.append(arm)
+    frames += [row] * 10
+    for i, image in enumerate(frames):
+        source.moves(Frame(i, 0.1 * i, image))
+    assert len(source._arms[-1]) == 4 and all(e.x == 0.0 for e in source._arms[-1])
+
+
+def test_an_arm_joined_to_a_row_lying_still_enters_where_the_row_does_not():
+    from companion.vision_moves import _border_entry
+
+    mask = np.zeros((90, 160), bool)
+    mask[70:90, 40:120] = True   # a row against the bottom edge
+    mask[30:40, 0:60] = True     # an arm from the left edge
+    mask[35:75, 50:60] = True    # reaching down to the row
+    row = np.zeros_like(mask)
+    row[70:90, 40:120] = True
+    assert _border_entry(mask).y > 0.7  # the mean of both crossings lies between them
+    entry = _border_entry(mask, row)
+    assert entry.x == 0.0 and abs(entry.y - 34.5 / 89) < 0.01
+    # a region all of whose border pixels lay still keeps them all
+    assert _border_entry(row, row).y == 1.0
+
+
+def test_the_arm_that_laid_a_row_lying_still_is_the_last_one_kept():
+    """The arm's last frame reaches down to the row it laid (one region, crossing the border
+    between the two places), and the row's rest begins with that frame: the frames taken back
+    as the row's are those at the row's place only (film 138: player 1's arm from the left was
+    taken back with them, and the row given to player 0 before)."""
+    from companion.sources import Frame
+
+    class Blank:
+        def read_frame(self, image):
+            return None
+
+    source = VisionMoves("gladiola", view=lambda: OverView(), reader=Blank(), tracker=NoMoves())
+    source._watch = None
+    calm = table()
+    row = calm.copy()
+    cv2.rectangle(row, (150, 300), (520, 360), (240, 240, 240), -1)
+    frames = [calm] * 3
+    for k in range(4):
+        arm = row.copy()
+        cv2.rectangle(arm, (0, 180 + 10 * k), (300 + 20 * k, 230 + 10 * k), (120, 150, 210), -1)
+        if k == 3:
+            cv2.rectangle(arm, (330, 230), (380, 300), (120, 150, 210), -1)  # the hand on the row
+        frames.append(arm)
+    frames += [row] * 10
+    for i, image in enumerate(frames):
+        source.moves(Frame(i, 0.1 * i, image))
+    assert len(source._arms[-1]) == 3 and all(e.x == 0.0 for e in source._arms[-1])

@@ -497,6 +497,18 @@ def _fit_line(grad: np.ndarray, band: tuple[int, int], edge: _Edge, ppm: float,
     return icpt, slope
 
 
+def _side_steps(strip: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A strip's colour steps along its rows (summed over the Lab channels), and the same kept
+    only where it darkens going right: a card lying on another begins where the paper below
+    darkens into its border, whose inner side is as strong a step; a line fitted through both
+    sides leaves the border's outer half on the covered card's crop (film 138: joined to W47's
+    7 at the top of the card, the card unread)."""
+    lab = cv2.cvtColor(strip, cv2.COLOR_BGR2LAB).astype(np.float32)
+    grad = sum(np.abs(cv2.Sobel(lab[..., c], cv2.CV_32F, 1, 0, ksize=3)) for c in range(3))
+    darker = np.where(cv2.Sobel(lab[..., 0], cv2.CV_32F, 1, 0, ksize=3) < 0, grad, 0.0).astype(np.float32)
+    return grad, darker
+
+
 def _paper(pixels: np.ndarray) -> np.ndarray:
     """The paper colour among some card pixels (median of the lightest fifth)."""
     flat = pixels.reshape(-1, 3)
@@ -1179,14 +1191,14 @@ def _read_row(image: np.ndarray, box: np.ndarray, config: HandConfig) -> ShownHa
             break
         if turn or not _a_card_wide(first, card_w, config.whole_tolerance):
             return None
-    lab = cv2.cvtColor(strip.image, cv2.COLOR_BGR2LAB).astype(np.float32)
-    grad = sum(np.abs(cv2.Sobel(lab[..., c], cv2.CV_32F, 1, 0, ksize=3)) for c in range(3))
+    grad, darker = _side_steps(strip.image)
     mid = (strip.band[0] + strip.band[1] - 1) / 2
     # the first card lies on the table, not on a card: its outline may be weaker than its printed
     # border line (a light table square beside it), so its edge starts at the group's first peak
     edges[0] = _Edge(edges[0].x, min(edges[0].lo, edges[0].first), edges[0].hi, edges[0].slant, edges[0].share,
                      edges[0].first)
-    lines = [_fit_line(grad, strip.band, e, ppm) for e in edges[:-1]]
+    # (the first card lies on the table, which may be lighter or darker than its border)
+    lines = [_fit_line(grad if k == 0 else darker, strip.band, e, ppm) for k, e in enumerate(edges[:-1])]
     end = edges[-1]
     lines.append((end.hi, math.tan(math.radians(end.slant))))
     if not _a_card_wide(lines[-1][0] - lines[-2][0], card_w, config.whole_tolerance):
@@ -1216,8 +1228,8 @@ def _read_row(image: np.ndarray, box: np.ndarray, config: HandConfig) -> ShownHa
     # millimetres higher or lower than each other, and a card covers only its own height
     spans: list[tuple[float, float] | None] = [r if ok else None for r, ok in zip(found, fits)]
     corner = CORNER_MM * ppm
-    lines = [_fit_line(grad, strip.band, e, ppm, (r[0] + corner, r[1] - corner)) if r is not None else ln
-             for e, ln, r in zip(edges[:-1], lines[:-1], spans)] + lines[-1:]
+    lines = [_fit_line(grad if k == 0 else darker, strip.band, e, ppm, (r[0] + corner, r[1] - corner))
+             if r is not None else ln for k, (e, ln, r) in enumerate(zip(edges[:-1], lines[:-1], spans))] + lines[-1:]
     inverse = np.linalg.inv(strip.matrix)
     pieces: list[tuple[np.ndarray, float, bool, CardReading]] = []
     indices: list[_Index | None] = []

@@ -632,3 +632,25 @@ def test_a_first_plaster_half_left_out_of_the_marks_makes_the_count_unsure(monke
     assert count == 3 and conf > 0.9
     monkeypatch.setattr(hand, "_plaster_band", band(off))
     assert hand._count_from_left_end(crop, hidden, CardKind.GLADIOLA, False)[1] == 0.0
+
+
+
+@pytest.mark.parametrize("lean,width", [(6.0, 5), (8.0, 4)])
+def test_a_cards_edge_is_fitted_where_the_card_below_darkens_into_its_border(lean, width):
+    """The next card's border is a dark band a few px wide, its slant known only coarsely (6
+    degrees): the band's inner side is as strong a step as its outer one, and the covered card
+    ends at the outer one (film 138: a fit through both left the band's outer half on W47's crop,
+    joined to its 7, and the card was unread)."""
+    from vision.hand import _Edge, _fit_line, _side_steps
+
+    strip = np.full((200, 300, 3), 235, np.uint8)
+    t = np.tan(np.radians(lean))
+    for y in range(200):
+        x = int(round(150 + t * (y - 99.5)))  # the border's outer side
+        strip[y, x:x + width] = (60, 120, 40)
+        if y % 20 < 6:  # the covered card's print running up to the border in some rows
+            strip[y, x - 9:x] = (40, 60, 30)
+    _, darker = _side_steps(strip)
+    x_outer, slope = _fit_line(darker, (0, 200), _Edge(150.0, 150.0, 150.0 + width, 6.0, 0.9), 4.0)
+    # (the steps lie between columns 149 and 150)
+    assert abs(x_outer - 149.5) <= 0.6 and abs(slope - t) < 0.01
