@@ -19,6 +19,16 @@ def table() -> np.ndarray:
     return image
 
 
+def calm_source(frames: int = 3, after_end: bool = False) -> tuple[VisionMoves, np.ndarray]:
+    """A source that has seen the calm table for a few frames (timed from 0 when ``after_end``),
+    and that table."""
+    source = VisionMoves("gladiola", reader=NoReader())
+    calm = table()
+    for k in range(frames):
+        source._hand_over_table(calm, now=0.1 * k if after_end else None)
+    return source, calm
+
+
 def test_an_arm_from_the_edge_is_a_hand_but_a_new_card_is_not():
     source = VisionMoves("gladiola", reader=NoReader())
     calm = table()
@@ -37,10 +47,7 @@ def test_an_arm_from_the_edge_is_a_hand_but_a_new_card_is_not():
 
 def test_an_arm_near_the_colour_of_the_table_is_a_hand():
     # pale skin on light wood: the arm differs from the table by about 20 in one channel only
-    source = VisionMoves("gladiola", reader=NoReader())
-    calm = table()
-    for _ in range(5):
-        source._hand_over_table(calm)
+    source, calm = calm_source(5)
     with_arm = calm.copy()
     cv2.rectangle(with_arm, (280, 200), (330, 360), (170, 180, 193), -1)  # from the bottom edge
     assert source._hand_over_table(with_arm) is True
@@ -54,10 +61,7 @@ def test_slow_light_changes_are_not_a_hand():
 
 
 def test_after_the_end_a_row_laid_against_the_edge_becomes_table_but_a_moving_arm_does_not():
-    source = VisionMoves("gladiola", reader=NoReader())
-    calm = table()
-    for k in range(3):
-        source._hand_over_table(calm, now=0.1 * k)
+    source, calm = calm_source(after_end=True)
     row = calm.copy()
     cv2.rectangle(row, (150, 300), (520, 360), (240, 240, 240), -1)  # a row reaching the bottom edge
     times = [1.0 + 0.1 * k for k in range(15)]
@@ -76,10 +80,7 @@ def test_after_the_end_a_row_laid_against_the_edge_becomes_table_but_a_moving_ar
 
 
 def test_during_the_game_a_region_at_the_edge_stays_a_hand():
-    source = VisionMoves("gladiola", reader=NoReader())
-    calm = table()
-    for _ in range(3):
-        source._hand_over_table(calm)
+    source, calm = calm_source()
     row = calm.copy()
     cv2.rectangle(row, (150, 300), (520, 360), (240, 240, 240), -1)
     assert all(source._hand_over_table(row) for _ in range(20))
@@ -94,15 +95,22 @@ class NoMoves:
         return []
 
 
+class Blank:
+    def read_frame(self, image):
+        return None
+
+
+def arms_after_the_end() -> VisionMoves:
+    """A source after the game's end that only looks at the arms (no reader, tracker or hands)."""
+    source = VisionMoves("gladiola", view=lambda: OverView(), reader=Blank(), tracker=NoMoves())
+    source._watch = None
+    return source
+
+
 def test_the_frames_a_row_lay_still_against_the_edge_are_no_arm_of_whoever_laid_it():
     from companion.sources import Frame
 
-    class Blank:
-        def read_frame(self, image):
-            return None
-
-    source = VisionMoves("gladiola", view=lambda: OverView(), reader=Blank(), tracker=NoMoves())
-    source._watch = None  # only the arms are looked at here
+    source = arms_after_the_end()
     calm = table()
     row = calm.copy()
     cv2.rectangle(row, (150, 300), (520, 360), (240, 240, 240), -1)  # laid against the bottom edge
@@ -118,8 +126,6 @@ def test_the_frames_a_row_lay_still_against_the_edge_are_no_arm_of_whoever_laid_
     # the arm stretches kept all come in from the left edge, none from the row's bottom edge
     entries = [e for stretch in source._arms for e in stretch]
     assert entries and all(e.x == 0.0 for e in entries)
-    # and every frame of the arm is kept, the last one too (the row's rest began with it)
-    assert len(entries) == 4
 
 
 def test_a_hand_named_with_a_table_twin_comes_after_its_relabel_and_recount(monkeypatch):
@@ -127,10 +133,6 @@ def test_a_hand_named_with_a_table_twin_comes_after_its_relabel_and_recount(monk
     from companion.games import gladiola
     from companion.sources import Frame
     from companion.tracking.reveal import RevealedHand
-
-    class Blank:
-        def read_frame(self, image):
-            return None
 
     class Watch:
         """Names player 1's hand (shown with 3 cards, counted 2) holding the table's G1."""
@@ -164,10 +166,7 @@ def test_a_row_whose_edge_flickers_at_the_arm_threshold_still_lies_still():
     """Beside the row, a strip of the table differs from the calm table by about the arm
     threshold and comes and goes from the region frame by frame while the picture stands still
     (film 138): the row still comes to rest."""
-    source = VisionMoves("gladiola", reader=NoReader())
-    calm = table()
-    for k in range(3):
-        source._hand_over_table(calm, now=0.1 * k)
+    source, calm = calm_source(after_end=True)
     frames = []
     for k in range(15):
         row = calm.copy()
@@ -184,10 +183,7 @@ def test_a_row_that_drops_out_of_the_region_for_a_frame_lies_still_when_it_shows
     """A pale row a little over the arm threshold: on one frame none of it is (film 138: the row
     left the region for a frame as the calm table learnt it, then came back and was taken for
     an arm at the bottom edge, the place of the player before)."""
-    source = VisionMoves("gladiola", reader=NoReader())
-    calm = table()
-    for k in range(3):
-        source._hand_over_table(calm, now=0.1 * k)
+    source, calm = calm_source(after_end=True)
 
     def row(lift: int) -> np.ndarray:
         image = calm.copy()
@@ -224,12 +220,7 @@ def test_an_arm_reaching_a_row_lying_still_keeps_all_its_frames():
     the left, taken back with the row's frames, left an earlier arm the last one)."""
     from companion.sources import Frame
 
-    class Blank:
-        def read_frame(self, image):
-            return None
-
-    source = VisionMoves("gladiola", view=lambda: OverView(), reader=Blank(), tracker=NoMoves())
-    source._watch = None
+    source = arms_after_the_end()
     calm = table()
     row = calm.copy()
     cv2.rectangle(row, (150, 300), (520, 360), (240, 240, 240), -1)
@@ -244,48 +235,3 @@ def test_an_arm_reaching_a_row_lying_still_keeps_all_its_frames():
     for i, image in enumerate(frames):
         source.moves(Frame(i, 0.1 * i, image))
     assert len(source._arms[-1]) == 4 and all(e.x == 0.0 for e in source._arms[-1])
-
-
-def test_an_arm_joined_to_a_row_lying_still_enters_where_the_row_does_not():
-    from companion.vision_moves import _border_entry
-
-    mask = np.zeros((90, 160), bool)
-    mask[70:90, 40:120] = True   # a row against the bottom edge
-    mask[30:40, 0:60] = True     # an arm from the left edge
-    mask[35:75, 50:60] = True    # reaching down to the row
-    row = np.zeros_like(mask)
-    row[70:90, 40:120] = True
-    assert _border_entry(mask).y > 0.7  # the mean of both crossings lies between them
-    entry = _border_entry(mask, row)
-    assert entry.x == 0.0 and abs(entry.y - 34.5 / 89) < 0.01
-    # a region all of whose border pixels lay still keeps them all
-    assert _border_entry(row, row).y == 1.0
-
-
-def test_the_arm_that_laid_a_row_lying_still_is_the_last_one_kept():
-    """The arm's last frame reaches down to the row it laid (one region, crossing the border
-    between the two places), and the row's rest begins with that frame: the frames taken back
-    as the row's are those at the row's place only (film 138: player 1's arm from the left was
-    taken back with them, and the row given to player 0 before)."""
-    from companion.sources import Frame
-
-    class Blank:
-        def read_frame(self, image):
-            return None
-
-    source = VisionMoves("gladiola", view=lambda: OverView(), reader=Blank(), tracker=NoMoves())
-    source._watch = None
-    calm = table()
-    row = calm.copy()
-    cv2.rectangle(row, (150, 300), (520, 360), (240, 240, 240), -1)
-    frames = [calm] * 3
-    for k in range(4):
-        arm = row.copy()
-        cv2.rectangle(arm, (0, 180 + 10 * k), (300 + 20 * k, 230 + 10 * k), (120, 150, 210), -1)
-        if k == 3:
-            cv2.rectangle(arm, (330, 230), (380, 300), (120, 150, 210), -1)  # the hand on the row
-        frames.append(arm)
-    frames += [row] * 10
-    for i, image in enumerate(frames):
-        source.moves(Frame(i, 0.1 * i, image))
-    assert len(source._arms[-1]) == 3 and all(e.x == 0.0 for e in source._arms[-1])
