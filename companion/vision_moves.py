@@ -64,7 +64,8 @@ ROW_STILL_SECONDS = 0.3
 #: it lay the frame before, not counting pixels within ``ROW_STILL_NOISE`` of that frame's (a row's
 #: pixels near the arm threshold come and go from the region while the picture stands still:
 #: film 138, where player 1's row came to rest anew every two frames and the frames it was taken
-#: for an arm at the bottom edge gave it to player 0; an arm coming in differs by 40 and more)
+#: for an arm at the bottom edge gave it to player 0; they differed by at most 6, the pixels an
+#: arm left by 48 at the median)
 ROW_STILL_MOTION = 0.03
 ROW_STILL_DIFF = 28.0
 ROW_STILL_OVERLAP = 0.9
@@ -101,6 +102,7 @@ class VisionMoves:
         self.revealed = revealed
         self._watch: HandWatch | None = None
         self._walk_blisters: tuple[tuple[int, int], ...] = ()
+        self._finish_blisters: frozenset[int] = frozenset()
         self._named: dict[int, tuple[str, ...]] = {}
         self._pending: list[RevealedHand] = []
         self._calm_frames = 0
@@ -134,6 +136,8 @@ class VisionMoves:
             # a covered card's blister count may settle its km value (vision.hand)
             self._walk_blisters = tuple(sorted((c.value, c.blisters) for c in deck.cards
                                                if c.kind is gladiola.CardKind.WALK and c.value is not None))
+            # ... and a FINISH's count is one its deck holds
+            self._finish_blisters = frozenset(c.blisters for c in deck.cards if c.kind is gladiola.CardKind.FINISH)
 
     def _hand_over_table(self, image: np.ndarray, now: float | None = None) -> bool:
         """Whether an arm reaches over the table: a large region that differs from the calm
@@ -306,7 +310,7 @@ class VisionMoves:
         # only an arm over the table holds the reading back: the overlapping cards of a shown
         # row are outlined anew every few frames (their tracks stay restless however still the
         # row lies), and the readings that must agree keep a row still being laid from counting
-        rows = read_hands(image, HandConfig(walk_blisters=self._walk_blisters))
+        rows = read_hands(image, HandConfig(walk_blisters=self._walk_blisters, finish_blisters=self._finish_blisters))
 
         revealed = self.revealed() if self.revealed is not None else None
         if revealed is None:

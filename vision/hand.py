@@ -80,7 +80,8 @@ class HandConfig:
     is cut (shadow, edge error); ``mirror_margin_mm``: how far past the centre line a strip must
     reach for its blisters to be counted; ``walk_blisters``: (km value, blisters printed) of the
     game's walk cards, from its deck (empty: a covered card's blisters never settle its value, see
-    :func:`_index_by_blisters`).
+    :func:`_index_by_blisters`); ``finish_blisters``: the blister counts the deck's FINISH cards
+    carry (empty: any; a mirrored count outside them is lost, see :func:`_read_piece`).
     """
 
     px_per_mm: float = 4.0
@@ -95,6 +96,7 @@ class HandConfig:
     mirror_margin_mm: float = 1.5
     deck: Deck = field(default_factory=lambda: Deck.for_game("gladiola"))
     walk_blisters: tuple[tuple[int, int], ...] = ()
+    finish_blisters: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -530,14 +532,16 @@ LEFT_FIT_LEAD = 0.15
 """Lead (plaster lengths of squared error, see :func:`vision.read.reader.fit_row`) of another
 count in the printed row's fit to the strip's band that makes the count from the row's start
 unsure."""
-LEFT_EDGE_PX = 4
+LEFT_EDGE_PX = 8
 LEFT_OFF = 0.3
 LEFT_OFF_COLUMNS = 2
 """A covered card's first plaster mark must not have, from a pitch before it to ``LEFT_EDGE_PX``
-crop pixels before it (its own outline), ``LEFT_OFF_COLUMNS`` columns with more than
-``LEFT_OFF`` of the band's rows off the paper: a plaster there, or the left half of the first,
-may have been too cool a colour for the marks (film 124's G4, its first plaster's left half
-not marked, counted from the right half's start as 3 with confidence 0.95)."""
+crop pixels before it (its own outline and rounded end, off the paper but not warm: up to 7
+columns on films 141 and 144, whose FINISH counts were left open), ``LEFT_OFF_COLUMNS`` columns
+with more than ``LEFT_OFF`` of the band's rows off the paper: a plaster there, or the left half
+of the first, may have been too cool a colour for the marks (film 124's G4, its first
+plaster's left half, 4 mm or 16 columns, not marked, counted from the right half's start as 3
+with confidence 0.95)."""
 LEFT_END_SEEN_MM = 3.0
 """How much of the row's first plaster must be in view before the next card for the row's left
 end to be taken as found."""
@@ -668,12 +672,13 @@ def _count_from_left_end(crop: np.ndarray, hidden: np.ndarray, kind: CardKind, f
 
 
 MIRROR_LOST = 0.1
-LEFT_ALONE = 0.9
+LEFT_ALONE = 0.75
 """A covered FINISH's or gladiola's strip reaching past the centre line whose mirrored count has
 at most ``MIRROR_LOST`` confidence (the crop a little off the card's centre line, its single
 plaster mirrored into a narrow mark and the chequer's edge taken for three more: film 133's
-F4, 4 at 0.0) takes the count from the row's start when that is at least ``LEFT_ALONE`` sure
-(1 at 0.93 there; the hand went unnamed)."""
+F4, 4 at 0.0; or a count no FINISH of the deck carries) takes the count from the row's start
+when that is at least ``LEFT_ALONE`` sure (1 at 0.93 there; the hand went unnamed; film 144's
+F2 and F4, 1 at 0.77 and 0.87, each beside a mirrored 4)."""
 
 
 WHOLE_CENTRE_MM = 1.5
@@ -1084,7 +1089,11 @@ def _read_piece(crop: np.ndarray, hidden: np.ndarray | None, shown_mm: float, co
     blisters, bconf = None, 0.0
     if mirror is not None:
         n, c = count_blisters_in_row(analyse(mirror), reading.kind, reading.flipped)
-        if n == 0:
+        if reading.kind is CardKind.FINISH and config.finish_blisters and n not in config.finish_blisters:
+            # no FINISH of the deck has that many: the mirror counted print (the chequer's lower
+            # edge, as four or five plasters on films 141 and 144)
+            c = 0.0
+        elif n == 0:
             c = min(c, max(0.0, c - (SURE_ZERO - ACCEPT)))  # a mirrored clean band may be a row missed
         elif reading.kind is CardKind.FINISH and _no_plaster_seen(crop, hidden, reading.kind, reading.flipped):
             # a FINISH's chequer, a few millimetres lower on a crop placed too high, looks like

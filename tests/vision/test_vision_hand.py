@@ -654,3 +654,42 @@ def test_a_cards_edge_is_fitted_where_the_card_below_darkens_into_its_border(lea
     x_outer, slope = _fit_line(darker, (0, 200), _Edge(150.0, 150.0, 150.0 + width, 6.0, 0.9), 4.0)
     # (the steps lie between columns 149 and 150)
     assert abs(x_outer - 149.5) <= 0.6 and abs(slope - t) < 0.01
+
+
+def test_a_first_plaster_with_a_cool_rounded_end_is_counted_from_its_warm_part():
+    """A covered FINISH's two plasters, 6 columns (1.5 mm) before the first one's warm print off
+    the paper but not warm (films 141 and 144: the FINISH's count left open): that is the
+    plaster's own end, not a plaster before it, and the row's start still gives the count."""
+    from vision.hand import _count_from_left_end
+    from vision.read.reader import BLISTER_GAP_MM, BLISTER_H_MM, BLISTER_MM, BLISTER_ROW_MM, CARD_H_MM, \
+        CARD_W_MM, READ_H, READ_W
+
+    crop, hidden = _covered_crop(CardKind.FINISH, 2, 34.0)
+    ppx, ppy = READ_W / CARD_W_MM, READ_H / CARD_H_MM
+    left = int((CARD_W_MM / 2 - BLISTER_MM - BLISTER_GAP_MM / 2) * ppx)
+    top = BLISTER_ROW_MM[CardKind.FINISH]
+    # cool: off the paper, not warmer (an outline or shading ahead of the warm print)
+    crop[int((top + 0.8) * ppy):int((top + BLISTER_H_MM - 0.8) * ppy), left - 6:left] = (188, 198, 204)
+    count, conf = _count_from_left_end(crop, hidden, CardKind.FINISH, False)
+    assert count == 2 and conf >= 0.5
+
+
+@pytest.mark.parametrize("mirrored", [4, 5])
+def test_a_finish_counted_in_its_mirror_as_no_finish_can_be_is_counted_from_the_row_start(monkeypatch, mirrored):
+    """The mirrored strip of a covered FINISH counts the chequer's lower edge as four or five
+    plasters, which no FINISH of the deck carries (films 141 and 144): the count from the row's
+    start stands alone; without the deck's counts the mirror's doubt keeps the count open."""
+    import vision.hand as hand
+    from vision.hand import HandConfig, _read_piece
+    from vision.read.types import CardReading, FieldConfidences
+
+    crop, hidden = _covered_crop(CardKind.FINISH, 2, 34.0)
+    finish = CardReading(kind=CardKind.FINISH, value=50, confidence=0.9,
+                         field_confidences=FieldConfidences(kind=0.9, value=0.9, blisters=0.0, date=0.0),
+                         orientation_confidence=0.95)
+    monkeypatch.setattr(hand, "read_card", lambda card, deck: finish)
+    monkeypatch.setattr(hand, "count_blisters_in_row", lambda a, kind, flipped: (mirrored, 0.4))
+    monkeypatch.setattr(hand, "_count_from_left_end", lambda *args: (2, 0.8))
+    read = _read_piece(crop, hidden, 34.0, HandConfig(finish_blisters=frozenset({0, 1, 2})))
+    assert (read.kind, read.blisters) == (CardKind.FINISH, 2)
+    assert _read_piece(crop, hidden, 34.0, HandConfig()).blisters is None
