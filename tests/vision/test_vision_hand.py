@@ -449,12 +449,13 @@ def test_a_close_call_index_is_settled_by_the_strips_blisters(monkeypatch, plast
 
 
 @pytest.mark.parametrize("mirror, sure, start, expected", [(5, 0.0, 0.8, 5), (4, 0.3, 0.95, None), (4, 0.0, 0.93, 5),
-                                                            (4, 0.0, 0.8, None)])
+                                                            (4, 0.0, 0.8, 5), (4, 0.0, 0.7, None)])
 def test_a_covered_gladiolas_unsure_mirror_count_stands_when_the_row_start_agrees(monkeypatch, mirror, sure, start,
                                                                                   expected):
     # An unsure mirrored count stands when the row's start gives the same count; another count
     # from the start leaves it unsure, unless the mirror counted nothing sure at all (film 133's
-    # F4, mirrored into a narrow mark: 4 at 0.0) and the start is very sure (1 at 0.93 there).
+    # F4, mirrored into a narrow mark: 4 at 0.0) and the start is sure (1 at 0.93 there; at
+    # least 0.75).
     import vision.hand
     from vision.hand import HandConfig, _read_piece
     from vision.read.types import CardReading, Face
