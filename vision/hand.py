@@ -55,7 +55,7 @@ from vision.errors import InvalidImageError
 from vision.read.glyphs import FONTS, GlyphBank, render_digit, classify_all, template_rows
 from vision.read.reader import (ACCEPT, BLISTER_GAP_MM, BLISTER_H_MM, BLISTER_MM, BLISTER_ROW_MM, BLISTER_SEARCH_MM,
                                 CARD_H_MM, Blob, CARD_W_MM, READ_H, READ_W, decode_value, glyph_confidence, analyse,
-                                count_blisters_in_row, fit_row, read_card)
+                                _runs, count_blisters_in_row, fit_row, read_card)
 from vision.read.types import CardReading, Deck, Face
 from vision.segment import load_segmenter
 from vision.types import CardKind, FieldConfidences, Quad
@@ -561,10 +561,11 @@ class _Band:
 
 
 def _plaster_band(crop: np.ndarray, hidden: np.ndarray, kind: CardKind, flipped: bool,
-                  search_mm: float = BLISTER_SEARCH_MM) -> _Band | None:
+                  search_mm: float = BLISTER_SEARCH_MM, by_off: bool = False) -> _Band | None:
     """A covered card's blister band (:class:`_Band`) at the height where plaster marks run
-    densest; None when the kind has no blister row or less than two plasters' width is in view.
-    ``search_mm``: how far above and below its printed place the row is looked for."""
+    densest (``by_off``: where the pixels off the paper do); None when the kind has no blister
+    row or less than two plasters' width is in view. ``search_mm``: how far above and below its
+    printed place the row is looked for."""
     top_mm = BLISTER_ROW_MM.get(kind)
     if top_mm is None:
         return None
@@ -585,12 +586,12 @@ def _plaster_band(crop: np.ndarray, hidden: np.ndarray, kind: CardKind, flipped:
     off_mag = np.sqrt((d ** 2).sum(axis=2))
     light = (d[..., 1] > -4) & (d[..., 1] < 30) & (lab[..., 0] > 0.55 * float(paper[0]))
     warm = (off_mag > 10) & (d[..., 2] > 3) & light
-    win = int(round(BLISTER_H_MM * ppy))
-    rows = np.convolve(warm.mean(axis=1), np.ones(win) / win, mode="valid")
-    best = int(np.argmax(rows))
     # (as the warm marks: not dark print nor a blossom; any pixel not cooler than the paper)
-    off_rows = ((off_mag > BAND_OFF) & (d[..., 2] > 0) & light)[best:best + win]
-    return _Band(warm[best:best + win].mean(axis=0) > 0.3, x0, x1, off_rows.mean(axis=0).astype(np.float32))
+    off = (off_mag > BAND_OFF) & (d[..., 2] > 0) & light
+    win = int(round(BLISTER_H_MM * ppy))
+    rows = np.convolve((off if by_off else warm).mean(axis=1), np.ones(win) / win, mode="valid")
+    best = int(np.argmax(rows))
+    return _Band(warm[best:best + win].mean(axis=0) > 0.3, x0, x1, off[best:best + win].mean(axis=0).astype(np.float32))
 
 
 BAND_OFF = 16.0
@@ -669,6 +670,53 @@ def _count_from_left_end(crop: np.ndarray, hidden: np.ndarray, kind: CardKind, f
     if fitted != count and lead >= LEFT_FIT_LEAD:
         return count, 0.0
     return count, float(np.clip(1.0 - 2.0 * frac, 0.0, 1.0))
+
+
+FINISH_ONE_MM = (-5.0, 0.5)
+"""Where (mm from the card's centre line) the off-paper run of a covered FINISH's band must
+begin for its row to be one plaster (a plaster 5.5-8.2 mm long, so 2.8-4.1 mm left of the
+centre; slack for a crop placed a little off the card), ..."""
+FINISH_TWO_MM = (-11.0, -6.5)
+"""... or two (7.5-9 mm left of the centre)."""
+FINISH_ONE_END_MM = 5.5
+"""A single plaster's run ends this far past the centre line at most (else it runs on into a
+second plaster)."""
+FINISH_ROW_CONF = 0.75
+"""Confidence of a covered FINISH's count from where its off-paper run begins."""
+FINISH_RUN_MM = 2.0
+"""Shortest off-paper run (mm) taken for a plaster's start."""
+
+
+def _finish_from_row_start(crop: np.ndarray, hidden: np.ndarray, flipped: bool,
+                           counts: frozenset[int]) -> tuple[int, float] | None:
+    """A covered FINISH's blister count from where its band first runs off the paper, when the
+    deck's FINISH cards carry at most two (``counts``): a row of one begins 3-4 mm left of the
+    centre line, a row of two 8-9 mm left of it, whatever the deck style's plaster size (5.5 mm
+    on film 141, 8.2 on others), and a plaster cooler than the warm marks still lies off the
+    paper (films 134, 136, 139, 142: the FINISH's count left open, the hand unnamed). None when
+    that start is in between, the strip does not reach past the centre, or a single plaster's
+    run goes on too far."""
+    if not counts or max(counts) > 2 or 1 not in counts:
+        return None
+    band = _plaster_band(crop, hidden, CardKind.FINISH, flipped, by_off=True)
+    if band is None:
+        return None
+    ppx = READ_W / CARD_W_MM
+    centre = CARD_W_MM / 2 * ppx - band.x0
+    on = band.profile > LEFT_OFF
+    runs = [(a, b) for a, b in _runs(on) if b - a >= FINISH_RUN_MM * ppx]
+    if not runs:
+        return None
+    start, end = runs[0]
+    at = (start - centre) / ppx
+    reaches_hidden = end >= band.x1 - band.x0 - 1
+    if FINISH_ONE_MM[0] <= at <= FINISH_ONE_MM[1]:
+        if not reaches_hidden and (end - centre) / ppx > FINISH_ONE_END_MM:
+            return None
+        return (1, FINISH_ROW_CONF) if 1 in counts else None
+    if FINISH_TWO_MM[0] <= at <= FINISH_TWO_MM[1] and 2 in counts:
+        return 2, FINISH_ROW_CONF
+    return None
 
 
 MIRROR_LOST = 0.1
@@ -1116,6 +1164,11 @@ def _read_piece(crop: np.ndarray, hidden: np.ndarray | None, shown_mm: float, co
             and _no_plaster_seen(crop, hidden, reading.kind, reading.flipped, CLEAN_REACH_MM,
                                  both_ends=reading.orientation_confidence < CLEAN_ORIENTED)):
         blisters, bconf = 0, CLEAN_FINISH  # most of a single plaster would show: there is none
+    if blisters is None and reading.kind is CardKind.FINISH and hidden is not None:
+        # the warm marks may miss plasters in a cool light: where the band leaves the paper
+        found = _finish_from_row_start(crop, hidden, reading.flipped, config.finish_blisters)
+        if found is not None:
+            blisters, bconf = found
     f = reading.field_confidences
     fields = FieldConfidences(kind=f.kind, value=f.value, blisters=bconf, date=f.date)
     needed = [f.kind] + ([f.value] if reading.value is not None else []) + ([bconf] if blisters is not None else [])
@@ -1206,7 +1259,7 @@ def _read_row(image: np.ndarray, box: np.ndarray, config: HandConfig) -> ShownHa
     # border line (a light table square beside it), so its edge starts at the group's first peak
     edges[0] = _Edge(edges[0].x, min(edges[0].lo, edges[0].first), edges[0].hi, edges[0].slant, edges[0].share,
                      edges[0].first)
-    # (the first card lies on the table, which may be lighter or darker than its border)
+    # (the first card keeps every step: the table beside it may be lighter or darker than its border)
     lines = [_fit_line(grad if k == 0 else darker, strip.band, e, ppm) for k, e in enumerate(edges[:-1])]
     end = edges[-1]
     lines.append((end.hi, math.tan(math.radians(end.slant))))

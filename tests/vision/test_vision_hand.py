@@ -694,3 +694,49 @@ def test_a_finish_counted_in_its_mirror_as_no_finish_can_be_is_counted_from_the_
     read = _read_piece(crop, hidden, 34.0, HandConfig(finish_blisters=frozenset({0, 1, 2})))
     assert (read.kind, read.blisters) == (CardKind.FINISH, 2)
     assert _read_piece(crop, hidden, 34.0, HandConfig()).blisters is None
+
+
+def _cool_finish(plasters: int, length_mm: float, gap_mm: float, shown_mm: float,
+                 shift_mm: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """A covered FINISH's crop whose centred plasters (``length_mm`` long, ``gap_mm`` apart,
+    moved ``shift_mm`` right) are off the paper but not warm (a cool light)."""
+    from vision.read.reader import BLISTER_H_MM, BLISTER_ROW_MM, CARD_H_MM, CARD_W_MM, READ_H, READ_W
+
+    crop, hidden = _covered_crop(CardKind.FINISH, 0, shown_mm)
+    ppx, ppy = READ_W / CARD_W_MM, READ_H / CARD_H_MM
+    top = BLISTER_ROW_MM[CardKind.FINISH]
+    left = CARD_W_MM / 2 - (plasters * length_mm + (plasters - 1) * gap_mm) / 2 + shift_mm
+    for k in range(plasters):
+        x = left + k * (length_mm + gap_mm) + length_mm / 2
+        cv2.ellipse(crop, (int(x * ppx), int((top + BLISTER_H_MM / 2) * ppy)),
+                    (int(length_mm / 2 * ppx), int(BLISTER_H_MM / 2 * ppy)), 0, 0, 360, (185, 195, 205), -1)
+    crop[hidden] = (150, 60, 20)
+    return crop, hidden
+
+
+@pytest.mark.parametrize("plasters, length, gap, shown, shift", [
+    (1, 8.2, 1.6, 31.0, 0.0), (1, 5.5, 4.4, 34.0, 1.5), (1, 8.2, 1.6, 37.0, -1.0),
+    (2, 8.2, 1.6, 31.0, 0.0), (2, 5.5, 4.4, 34.0, 0.0), (2, 8.2, 1.6, 27.0, 1.0)])
+def test_a_covered_finish_counts_from_where_its_band_leaves_the_paper(plasters, length, gap, shown, shift):
+    """Plasters too cool for the warm marks, of two deck styles' sizes, in crops set up to 1.5 mm
+    off the card: where the band first leaves the paper gives a FINISH's count (films 134, 136,
+    139 and 142: the count left open, the hand unnamed)."""
+    from vision.hand import _count_from_left_end, _finish_from_row_start
+
+    crop, hidden = _cool_finish(plasters, length, gap, shown, shift)
+    assert _count_from_left_end(crop, hidden, CardKind.FINISH, False)[1] == 0.0  # no warm marks
+    assert _finish_from_row_start(crop, hidden, False, frozenset({0, 1, 2})) == (plasters, 0.75)
+    # without the deck's counts, or for a deck whose FINISH cards carry more, nothing is said
+    assert _finish_from_row_start(crop, hidden, False, frozenset()) is None
+    assert _finish_from_row_start(crop, hidden, False, frozenset({0, 1, 2, 3})) is None
+
+
+def test_a_covered_finish_whose_band_leaves_the_paper_between_the_counts_places_is_not_counted():
+    from vision.hand import _finish_from_row_start
+
+    # a single plaster's start 5.8 mm left of the centre: neither one plaster's place nor two's
+    crop, hidden = _cool_finish(1, 8.2, 1.6, 34.0, -1.7)
+    assert _finish_from_row_start(crop, hidden, False, frozenset({0, 1, 2})) is None
+    # a run from one plaster's place going on past it: two plasters joined, begun too late
+    crop, hidden = _cool_finish(1, 14.0, 1.6, 40.0, 3.0)
+    assert _finish_from_row_start(crop, hidden, False, frozenset({0, 1, 2})) is None
