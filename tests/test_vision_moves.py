@@ -160,6 +160,8 @@ def test_a_hand_named_with_a_table_twin_comes_after_its_relabel_and_recount(monk
     deck = gladiola.load_deck()
     walks = {c.value: c.blisters for c in deck.cards if c.kind is gladiola.CardKind.WALK}
     assert configs and dict(configs[0].walk_blisters) == walks
+    # ... and the blister counts a FINISH may carry (a count outside them is print, not plasters)
+    assert configs[0].finish_blisters == {c.blisters for c in deck.cards if c.kind is gladiola.CardKind.FINISH}
 
 
 def test_a_row_whose_edge_flickers_at_the_arm_threshold_still_lies_still():
