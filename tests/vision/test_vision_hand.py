@@ -740,3 +740,36 @@ def test_a_covered_finish_whose_band_leaves_the_paper_between_the_counts_places_
     # a run from one plaster's place going on past it: two plasters joined, begun too late
     crop, hidden = _cool_finish(1, 14.0, 1.6, 40.0, 3.0)
     assert _finish_from_row_start(crop, hidden, False, frozenset({0, 1, 2})) is None
+
+
+def test_a_rows_first_strip_of_table_holds_no_paper_but_a_covered_cards_does():
+    """Fresh film 147: a line of the wood grain 19 mm before the row's first card was taken for
+    the first card's edge, the strip between read as an unknown eighth card of a hand of seven;
+    a row's first strip is dropped when hardly any of it is in the next card's paper colour."""
+    from vision.hand import FIRST_PAPER, _paper_share
+
+    ppm = 4.0
+    strip = np.full((200, 600, 3), (60, 110, 160), np.uint8)  # wood
+    strip[:, 80:81] = (30, 60, 90)  # a dark grain line
+    for x0 in (156, 290, 424):  # three cards, the last one whole
+        cv2.rectangle(strip, (x0, 10), (x0 + 236, 190), PAPER, -1)
+        cv2.rectangle(strip, (x0, 10), (x0 + 236, 190), (40, 120, 40), 4)
+        cv2.putText(strip, "37", (x0 + 12, 60), cv2.FONT_HERSHEY_SIMPLEX, 1.2, (30, 60, 30), 3)
+    band = (0, 200)
+    assert _paper_share(strip, 80, 156, band, 156, 290, ppm) < FIRST_PAPER
+    # the light falling off along the row: the first card is measured against its neighbour
+    strip = (strip * np.linspace(0.75, 1.0, 600)[None, :, None]).astype(np.uint8)
+    assert _paper_share(strip, 156, 290, band, 290, 424, ppm) > 0.6
+
+
+def test_a_plaster_split_by_its_pale_middle_still_starts_the_row():
+    """Fresh film 148's F6 (two plasters of 5.5 mm): the first plaster's first 1.2 mm lay apart
+    from the rest of it, and the row was taken to start at the rest, one plaster's place."""
+    from vision.hand import _finish_from_row_start
+    from vision.read.reader import CARD_W_MM, READ_W
+
+    crop, hidden = _cool_finish(2, 5.5, 4.4, 34.0)
+    ppx = READ_W / CARD_W_MM
+    first = CARD_W_MM / 2 - (2 * 5.5 + 4.4) / 2
+    crop[:, int((first + 1.2) * ppx):int((first + 2.2) * ppx)] = PAPER  # the pale middle
+    assert _finish_from_row_start(crop, hidden, False, frozenset({0, 1, 2})) == (2, 0.75)
