@@ -724,8 +724,8 @@ def _finish_from_row_start(crop: np.ndarray, hidden: np.ndarray, flipped: bool,
     centre line, a row of two 8-9 mm left of it, whatever the deck style's plaster size (5.5 mm
     on film 141, 8.2 on others), and a plaster cooler than the warm marks still lies off the
     paper (films 134, 136, 139, 142: the FINISH's count left open, the hand unnamed). None when
-    that start is in between, the strip does not reach past the centre, or a single plaster's
-    run goes on too far."""
+    no such start is seen, it lies between the two places, or a single plaster's run goes on
+    too far."""
     if not counts or max(counts) > 2 or 1 not in counts:
         return None
     band = _plaster_band(crop, hidden, CardKind.FINISH, flipped, by_off=True)
@@ -749,7 +749,7 @@ def _finish_from_row_start(crop: np.ndarray, hidden: np.ndarray, flipped: bool,
     if FINISH_ONE_MM[0] <= at <= FINISH_ONE_MM[1]:
         if not reaches_hidden and (end - centre) / ppx > FINISH_ONE_END_MM:
             return None
-        return (1, FINISH_ROW_CONF) if 1 in counts else None
+        return 1, FINISH_ROW_CONF
     if FINISH_TWO_MM[0] <= at <= FINISH_TWO_MM[1] and 2 in counts:
         return 2, FINISH_ROW_CONF
     return None
