@@ -533,9 +533,7 @@ def _paper_share(strip: np.ndarray, x0: float, x1: float, band: tuple[int, int],
     ref = strip[rows, int(ref0 + ppm):int(ref1 - ppm)]
     if inside.size == 0 or ref.size == 0:
         return 1.0
-    lab = cv2.cvtColor(inside, cv2.COLOR_BGR2LAB).astype(np.float32)
-    paper = cv2.cvtColor(_paper(ref)[None, None, :], cv2.COLOR_BGR2LAB)[0, 0].astype(np.float32)
-    return float((np.sqrt(((lab - paper) ** 2).sum(axis=2)) < PAPER_NEAR).mean())
+    return float((_from_paper(inside, ref) < PAPER_NEAR).mean())
 
 
 def _paper(pixels: np.ndarray) -> np.ndarray:
@@ -543,6 +541,13 @@ def _paper(pixels: np.ndarray) -> np.ndarray:
     flat = pixels.reshape(-1, 3)
     gray = flat.astype(np.float32) @ np.float32([0.114, 0.587, 0.299])
     return np.median(flat[gray >= np.percentile(gray, 80)], axis=0).astype(np.uint8)
+
+
+def _from_paper(image: np.ndarray, cards: np.ndarray) -> np.ndarray:
+    """Each pixel's Lab distance from the paper colour (:func:`_paper`) among the ``cards`` pixels."""
+    lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB).astype(np.float32)
+    paper = cv2.cvtColor(_paper(cards)[None, None, :], cv2.COLOR_BGR2LAB)[0, 0].astype(np.float32)
+    return np.sqrt(((lab - paper) ** 2).sum(axis=2))
 
 
 def _card_crop(image: np.ndarray, quad_img: np.ndarray) -> np.ndarray:
@@ -1118,9 +1123,7 @@ def _frame_mask(crop: np.ndarray, hidden: np.ndarray, narrow: bool = False) -> n
     frame[:most], frame[-most:], frame[:, :most] = True, True, True
     if not narrow:
         return frame
-    lab = cv2.cvtColor(crop, cv2.COLOR_BGR2LAB).astype(np.float32)
-    paper = cv2.cvtColor(_paper(crop[~hidden])[None, None, :], cv2.COLOR_BGR2LAB)[0, 0].astype(np.float32)
-    near = np.sqrt(((lab[:, :most] - paper) ** 2).sum(axis=2)) < FRAME_PAPER
+    near = _from_paper(np.ascontiguousarray(crop[:, :most]), crop[~hidden]) < FRAME_PAPER
     border = np.nonzero(near.mean(axis=0) < FRAME_SHARE)[0]
     # (the last such column: a printed frame line may run inside the border)
     depth = min(most, int(border[-1]) + 1 + FRAME_BLUR) if len(border) else FRAME_BLUR
