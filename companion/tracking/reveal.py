@@ -19,9 +19,10 @@ otherwise give the next player's cards to it).
 
 A FINISH or gladiola laid during the game may have been logged under a twin's id (its blister
 count misread while partly covered): a shown hand then holds a card "on the table". When every
-other card of the row is named and free, one such card is named anyway and the hand comes with a
-relabel (:attr:`RevealedHand.relabels`): the table's card is taken for a free card of the same
-kind, which the caller applies first as a :class:`companion.games.gladiola.Relabel`.
+other card of the row is named and free, such a card is named anyway (one; two in a long row)
+and the hand comes with a relabel (:attr:`RevealedHand.relabels`): the table's card is taken for
+a free card of the same kind, which the caller applies first as a
+:class:`companion.games.gladiola.Relabel`.
 """
 
 from __future__ import annotations
@@ -41,11 +42,13 @@ RECOUNT_AGREE = 5
 RECOUNT_REACH = 3
 """Largest difference between a row's number of cards and the companion's count for the row to
 be taken as the hand (a bigger one is more likely a pile or a part of a row than a miscount)."""
-RELABEL_MOST = 1
+RELABEL_MOST = 2
 """Most cards of a row that may be named although their id lies on the table (see the module
-doc): more such cards make the row more likely a pile of the table than a hand."""
+doc): more such cards make the row more likely a pile of the table than a hand (film 141: a
+12-card hand held a gladiola and a FINISH whose twins were logged on the table)."""
 RELABEL_NAMED = 3
-"""Cards of a row that must be named free, without a relabel, for a relabel to be made."""
+"""Cards of a row that must be named free, without a relabel, for each relabel made: a short
+row of table cards must not pass for a hand."""
 
 
 @dataclass(frozen=True)
@@ -361,7 +364,7 @@ def _assign(options: Sequence[tuple[str, ...]], taken: frozenset[str], table: fr
     """One free id per position from its options (each id once) and the relabels that takes,
     or None. A position whose options are all taken is named by an option lying on the table,
     which is relabelled (:func:`_relabel_options`): at most :data:`RELABEL_MOST` times, and
-    only when :data:`RELABEL_NAMED` positions or more were named free."""
+    only when :data:`RELABEL_NAMED` positions or more per relabel were named free."""
     used = set(taken)
     ids: list[str | None] = []
     for choice in options:
@@ -369,7 +372,7 @@ def _assign(options: Sequence[tuple[str, ...]], taken: frozenset[str], table: fr
         ids.append(free[0] if free else None)
         used.update(free[:1])
     stuck = [k for k, cid in enumerate(ids) if cid is None]
-    if stuck and (deck is None or len(stuck) > RELABEL_MOST or len(ids) - len(stuck) < RELABEL_NAMED):
+    if stuck and (deck is None or len(stuck) > RELABEL_MOST or len(ids) - len(stuck) < RELABEL_NAMED * len(stuck)):
         return None
     relabels: list[tuple[str, str]] = []
     for k in stuck:

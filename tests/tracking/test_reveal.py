@@ -291,7 +291,7 @@ def test_a_gladiola_logged_on_the_table_under_the_hands_id_is_relabelled():
 
 
 @pytest.mark.parametrize("table, revealed, shown", [
-    # two cards of the row lie on the table: more likely a pile than a hand
+    # two cards of the row lie on the table and only three are named free: more likely a pile
     ({"G1", "F1", "F5"}, (None, None),
      (*walks(5, 9, 11), card(CardKind.GLADIOLA, None, 1), card(CardKind.FINISH, 50, 0))),
     # too few cards named free beside it
@@ -305,6 +305,24 @@ def test_no_relabel_unless_one_table_twin_in_an_otherwise_named_row(table, revea
     view = View((len(shown), 3), table=frozenset(table))
     watch = HandWatch(DECK, agree=2)
     assert all(watch.see([row(*shown)], view, revealed) is None for _ in range(5))
+
+
+def test_a_long_row_may_hold_two_table_twins():
+    # film 141: a 12-card hand held G1 and a two-blister FINISH; the table had G1 (really G5)
+    # and F3 (really F2), and the other two-blister FINISH F6 went to an earlier hand
+    view = View((8, 9), table=frozenset({"G1", "F3", "W30"}))
+    shown = row(*walks(5, 9, 11, 13, 17, 19), card(CardKind.GLADIOLA, None, 1), card(CardKind.FINISH, 50, 2))
+    watch = HandWatch(DECK, agree=1, recount_agree=1)
+    named = watch.see([shown], view, (None, ("F6", "W31")))
+    assert named is not None and named.cards[-2:] == ("G1", "F3")
+    assert [table for table, _ in named.relabels] == ["G1", "F3"]
+    # each taken for a free card of its kind: G1 for the gladiola with most blisters, F3 (no free
+    # FINISH has more than its two) for a one-blister FINISH
+    assert [twin for _, twin in named.relabels] == ["G5", "F2"] and blisters_of("G5") == 5
+    # five cards named free are too few for two relabels
+    short = row(*walks(5, 9, 11, 13, 17), card(CardKind.GLADIOLA, None, 1), card(CardKind.FINISH, 50, 2))
+    watch = HandWatch(DECK, agree=1, recount_agree=1)
+    assert watch.see([short], View((7, 9), table=view.table), (None, ("F6", "W31"))) is None
 
 
 def test_a_finish_whose_blisters_go_unread_is_named_when_the_free_ones_agree():
