@@ -428,6 +428,11 @@ def _outer_rows(strip: np.ndarray, x0: int, x1: int, expect: tuple[float, float]
     return found[0], found[1]
 
 
+LEVEL_SLANT_DEG = 3.0
+"""Smallest slant of a covered card's side edge for an unread crop to be cut again with the
+card's top and bottom edges level (see :func:`_read_row`)."""
+
+
 def _card_rows(tops: list[float], bottoms: list[float], height: float | None) -> tuple[float, float] | None:
     """A card's top and bottom rows among the candidates of :func:`_outer_rows`: the outermost
     ones (``height`` None), else the pair nearest to ``height`` apart, within :data:`HEIGHT_FIT`
@@ -682,12 +687,17 @@ def _count_from_left_end(crop: np.ndarray, hidden: np.ndarray, kind: CardKind, f
     seen_mm = (x1 - x0 - start) / ppx
     if start == 0 or seen_mm < LEFT_END_SEEN_MM:
         return 0, 0.0  # the row runs into the border, or its start is barely in view
-    before = band.profile[max(0, start - int(round((BLISTER_MM + BLISTER_GAP_MM) * ppx))):max(0, start - LEFT_EDGE_PX)]
-    if int((before > LEFT_OFF).sum()) >= LEFT_OFF_COLUMNS:
-        return 0, 0.0  # off the paper a pitch before the marks: a plaster's cooler part missed
     first = occupied[start:start + int(round(min(BLISTER_MM, seen_mm) * ppx))]
     if float(first.mean()) < 0.8:
         return 0, 0.0  # no plaster-wide piece at the start: a speck or print
+    before = band.profile[max(0, start - int(round((BLISTER_MM + BLISTER_GAP_MM) * ppx))):max(0, start - LEFT_EDGE_PX)]
+    lead = _faint_lead(band.profile, start, ppx)
+    if lead < start - LEFT_EDGE_PX or int((before > LEFT_OFF).sum()) >= LEFT_OFF_COLUMNS:
+        # off the paper before the marks: a plaster's cooler part missed; the row starts where
+        # the faint run leading into the marks does, if paper lies plainly before it
+        if not _plain_before(band.profile, lead, ppx) or start - lead > BLISTER_MM * ppx:
+            return 0, 0.0
+        start = lead
     left_mm = (x0 + start) / ppx
     total = (2 * (CARD_W_MM / 2 - left_mm) + BLISTER_GAP_MM) / (BLISTER_MM + BLISTER_GAP_MM)
     count = int(round(total))
@@ -702,6 +712,38 @@ def _count_from_left_end(crop: np.ndarray, hidden: np.ndarray, kind: CardKind, f
     if fitted != count and lead >= LEFT_FIT_LEAD:
         return count, 0.0
     return count, float(np.clip(1.0 - 2.0 * frac, 0.0, 1.0))
+
+
+FAINT_OFF = 0.05
+"""Share of a band column's rows off the paper above which the column belongs to a faint
+plaster (its outline alone off the paper in a cool light)."""
+FAINT_CLEAR_MM = 2.0
+"""Paper (no column over :data:`FAINT_OFF`) a faint run must have before it to be a row's start:
+a pitch of it, or all of the band before it and at least this much."""
+
+
+def _faint_lead(profile: np.ndarray, start: int, ppx: float) -> int:
+    """First column of the band's run of columns off the paper (over :data:`FAINT_OFF`, gaps of
+    up to :data:`FINISH_GAP_MM` joined) that leads into the plaster marks at ``start`` (film
+    124's gladiolas: the left halves of their first plasters a cool pale outline, 4-5 mm left of
+    the marks; counted one short, or left open)."""
+    faint = profile > FAINT_OFF
+    gap = int(round(FINISH_GAP_MM * ppx))
+    k = first = start
+    while k > 0 and first - k <= gap:
+        k -= 1
+        if faint[k]:
+            first = k
+    return first
+
+
+def _plain_before(profile: np.ndarray, first: int, ppx: float) -> bool:
+    """Whether clean paper (fewer than :data:`LEFT_OFF_COLUMNS` columns over :data:`FAINT_OFF`:
+    a speck) lies a pitch before band column ``first``, or all the band before it and at least
+    :data:`FAINT_CLEAR_MM` (a plaster's pale middle splits its faint run too, and a pitch before,
+    the outline of its left end shows)."""
+    clear = min(first, int(round((BLISTER_MM + BLISTER_GAP_MM) * ppx)))
+    return clear >= FAINT_CLEAR_MM * ppx and int((profile[first - clear:first] > FAINT_OFF).sum()) < LEFT_OFF_COLUMNS
 
 
 FINISH_ONE_MM = (-5.0, 0.5)
@@ -1275,23 +1317,46 @@ def _printed_between(edges: list[_Edge], min_gap: float) -> list[_Edge]:
     return out
 
 
+def _row_view(image: np.ndarray, box: np.ndarray, config: HandConfig, turn: bool) -> tuple[_Strip, list[_Edge], bool] | None:
+    """The row's strip (``turn``: rotated by 180 degrees) and its card edges, when the strip ends
+    with the top card (the last two edges a card's width apart, the first two less), else None;
+    with whether an edge on the top card had to be left out for it (see :func:`_printed_on_top`)."""
+    ppm = config.px_per_mm
+    card_w = CARD_W_MM * ppm
+    strip = _warp_strip(image, box, config, turn)
+    profile, slant = _edge_profile(strip.image, strip.band, config)
+    found = _printed_between(_edges(profile, slant, config), config.min_strip_mm * ppm)
+    edges = _printed_on_top(found, card_w, config.whole_tolerance)
+    if len(edges) < 3:
+        return None
+    last = edges[-1].hi - edges[-2].lo
+    first = edges[1].hi - edges[0].lo
+    if not _a_card_wide(last, card_w, config.whole_tolerance) or first >= last * (1 - config.whole_tolerance / 2):
+        return None
+    return strip, edges, len(edges) < len(found)
+
+
+def _oriented_strip(image: np.ndarray, box: np.ndarray, config: HandConfig) -> tuple[_Strip, list[_Edge]] | None:
+    """The row's strip, turned so that it ends with the top card, and its card edges; None when
+    neither way ends with one. A way that needs no edge left out on its top card is taken first
+    (film 148: a row box taller than the cards made them look narrow, and two steps at the row's
+    far end, the edge between them left out, looked like a top card; the top card lay at the
+    strip's start, a gladiola's stem on it)."""
+    views = [v for v in (_row_view(image, box, config, turn) for turn in (False, True)) if v is not None]
+    if not views:
+        return None
+    strip, edges, _ = min(views, key=lambda v: v[2])
+    return strip, edges
+
+
 def _read_row(image: np.ndarray, box: np.ndarray, config: HandConfig) -> ShownHand | None:
     """Read the cards of one row rectangle, or None when it is no row of cards."""
     ppm = config.px_per_mm
     card_w = CARD_W_MM * ppm
-    for turn in (False, True):
-        strip = _warp_strip(image, box, config, turn)
-        profile, slant = _edge_profile(strip.image, strip.band, config)
-        edges = _printed_between(_edges(profile, slant, config), config.min_strip_mm * ppm)
-        edges = _printed_on_top(edges, card_w, config.whole_tolerance)
-        if len(edges) < 3:
-            return None
-        last = edges[-1].hi - edges[-2].lo
-        first = edges[1].hi - edges[0].lo
-        if _a_card_wide(last, card_w, config.whole_tolerance) and first < last * (1 - config.whole_tolerance / 2):
-            break
-        if turn or not _a_card_wide(first, card_w, config.whole_tolerance):
-            return None
+    oriented = _oriented_strip(image, box, config)
+    if oriented is None:
+        return None
+    strip, edges = oriented
     grad, darker = _side_steps(strip.image)
     mid = (strip.band[0] + strip.band[1] - 1) / 2
     # the first card lies on the table, not on a card: its outline may be weaker than its printed
@@ -1346,15 +1411,23 @@ def _read_row(image: np.ndarray, box: np.ndarray, config: HandConfig) -> ShownHa
         right_v = np.array([math.cos(a), -math.sin(a)])
         down_v = np.array([math.sin(a), math.cos(a)])
         top_left = np.array([x_mid + t * (top - mid), top])
-        corners = np.array([top_left, top_left + width * right_v, top_left + width * right_v + height * down_v,
-                            top_left + height * down_v])
-        pts = np.column_stack([corners, np.ones(4)]) @ inverse.T
-        quad_img = pts[:, :2] / pts[:, 2:3]
-        crop = _card_crop(image, quad_img)
         shown_mm = CARD_W_MM if whole else min(CARD_W_MM, shown_px / width * CARD_W_MM)
         covers = [(lines[j], spans[j]) for j in range(i + 1, len(lines) - 1)]
-        hidden = None if whole else _hidden_mask(corners, covers, mid, config.hidden_margin_mm * ppm)
-        reading = _read_piece(crop, hidden, shown_mm, config)
+        # the card turned as far as its side slants, else (unread, the side slanting a few
+        # degrees) its top and bottom edges level: a side may slant by perspective alone (film
+        # 133: the row's first cards near the frame's corner, their sides slanting 10 degrees,
+        # their crops turned by as much and left unread)
+        level = not whole and abs(t) >= math.tan(math.radians(LEVEL_SLANT_DEG))
+        for right_v, down_v in ((right_v, down_v),) + (((np.array([1.0, 0.0]), np.array([t, 1.0])),) if level else ()):
+            corners = np.array([top_left, top_left + width * right_v, top_left + width * right_v + height * down_v,
+                                top_left + height * down_v])
+            pts = np.column_stack([corners, np.ones(4)]) @ inverse.T
+            quad_img = pts[:, :2] / pts[:, 2:3]
+            crop = _card_crop(image, quad_img)
+            hidden = None if whole else _hidden_mask(corners, covers, mid, config.hidden_margin_mm * ppm)
+            reading = _read_piece(crop, hidden, shown_mm, config)
+            if reading.kind is not CardKind.UNKNOWN:
+                break
         pieces.append((quad_img, shown_mm, whole, reading))
         # (only a covered walk with a value is checked, or tells where two-digit indices begin)
         walk = reading.kind is CardKind.WALK and reading.value is not None

@@ -569,6 +569,30 @@ def test_an_upright_line_printed_on_the_top_card_is_no_card_edge():
     assert _printed_on_top(plain, card_w, 0.12) == plain
 
 
+def test_a_row_is_read_from_the_end_whose_top_card_needs_no_edge_left_out(monkeypatch):
+    # Film 148 (edges as measured, mm at 4 px/mm): a row box taller than the cards made their
+    # steps look wide; read one way, the far end's two steps with the edge between them left out
+    # (as print on a top card) were a card wide, and the row was read backwards. The other way
+    # ends with a plain top card; when both ways need an edge left out, the first way is kept.
+    from vision import hand
+
+    one_way = _edges_mm((14.75, 0.83), (68.5, 0.82), (99.75, 0.79), (131.75, 0.8), (165, 0.82), (196.75, 0.82),
+                        (227.25, 0.84), (260.25, 0.81), (291.75, 0.84), (324.25, 0.8), (354.25, 0.86))
+    other_way = _edges_mm((14.75, 0.86), (44, 0.8), (77.25, 0.84), (109, 0.81), (141.75, 0.84), (172.25, 0.82),
+                          (204, 0.82), (237.25, 0.8), (269.25, 0.79), (300.5, 0.82), (354.25, 0.83))
+    strips = {False: "strip", True: "turned strip"}
+    monkeypatch.setattr(hand, "_warp_strip", lambda image, box, config, turn: hand._Strip(strips[turn], np.eye(3), (0, 1)))
+    monkeypatch.setattr(hand, "_edge_profile", lambda strip, band, config: (strip, None))
+    ways = {"strip": one_way, "turned strip": other_way}
+    monkeypatch.setattr(hand, "_edges", lambda profile, slant, config: ways[profile])
+    strip, edges = hand._oriented_strip(None, None, hand.HandConfig())
+    assert strip.image == "turned strip" and edges == other_way
+    # the other way's top card with a stem standing in it: both ways need an edge left out
+    ways["turned strip"] = other_way[:-1] + _edges_mm((330, 0.55), (354.25, 0.83))
+    strip, edges = hand._oriented_strip(None, None, hand.HandConfig())
+    assert strip.image == "strip" and len(edges) == len(one_way) - 1
+
+
 def test_a_weak_line_printed_on_a_covered_card_close_to_a_card_edge_is_no_card_edge():
     # Film 126: a covered gladiola's stem, 0.52 on edges, 8 mm before the next card's edge
     # (0.85): a strip of 8 mm is no card's, and the row was dropped. A weak edge that close
@@ -773,3 +797,53 @@ def test_a_plaster_split_by_its_pale_middle_still_starts_the_row():
     first = CARD_W_MM / 2 - (2 * 5.5 + 4.4) / 2
     crop[:, int((first + 1.2) * ppx):int((first + 2.2) * ppx)] = PAPER  # the pale middle
     assert _finish_from_row_start(crop, hidden, False, frozenset({0, 1, 2})) == (2, 0.75)
+
+
+def test_a_faint_run_leading_into_the_plaster_marks_is_where_the_row_starts(monkeypatch):
+    # Film 124's G3 under the next card (band as measured: per column, marks '#', and '+' a few
+    # of the rows off the paper): the left half of its first plaster, a cool pale outline, was
+    # no mark, so the marks began where a row of 2 would, and nothing more than 0.3 off the
+    # paper lay before them: counted 2 at 0.84. The faint run into the marks starts the row.
+    from vision import hand
+
+    marks = "." * 65 + "#" * 15 + "..." + "#" * 14 + ".."
+    off = "." * 43 + "+" * 9 + "." + "+" * 11 + "#" * 15 + "+...+" + "#" * 15
+    crop, hidden = _covered_crop(CardKind.GLADIOLA, 0, 29.0)
+
+    def band(profile: str):
+        share = {"#": 0.5, "+": 0.2, ".": 0.0}
+        return lambda *args, **kwargs: hand._Band(np.array([c == "#" for c in marks]), 20, 20 + len(marks),
+                                                  np.array([share[c] for c in profile], np.float32))
+
+    monkeypatch.setattr(hand, "_plaster_band", band(off))
+    count, conf = hand._count_from_left_end(crop, hidden, CardKind.GLADIOLA, False)
+    assert count == 3 and conf > 0.9
+    # without the faint run the marks' start stands
+    monkeypatch.setattr(hand, "_plaster_band", band("." * 65 + off[65:]))
+    assert hand._count_from_left_end(crop, hidden, CardKind.GLADIOLA, False)[0] == 2
+    # a faint run with more off the paper a pitch before it: where the row starts is not plain
+    monkeypatch.setattr(hand, "_plaster_band", band("." * 20 + "++++" + off[24:]))
+    assert hand._count_from_left_end(crop, hidden, CardKind.GLADIOLA, False)[1] == 0.0
+
+
+def test_a_covered_card_whose_side_slants_by_perspective_is_read_with_level_edges(monkeypatch):
+    # A camera looking at the table aslant (the frame's far side 5% narrower on each end): the
+    # cards' sides slant while their top and bottom edges stay level. A crop turned as far as
+    # the side slants reads fewer cards; cut again level, they read, none wrongly.
+    from vision import hand
+
+    image, truth = _shown(11)
+    h, w = image.shape[:2]
+    corners = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    far = np.float32([[0.05 * w, 0], [0.95 * w, 0], [w, h], [0, h]])
+    view = cv2.warpPerspective(image, cv2.getPerspectiveTransform(corners, far), (w, h), borderMode=cv2.BORDER_REPLICATE)
+
+    def read() -> tuple[int, int]:
+        hands = [hand_ for hand_ in read_hands(view) if hand_.count == len(truth)]
+        assert len(hands) == 1
+        return sum(c.kind is not CardKind.UNKNOWN for c in hands[0].cards), _check(hands[0].cards, truth)
+
+    kinds, walks = read()
+    monkeypatch.setattr(hand, "LEVEL_SLANT_DEG", 90.0)  # never cut again
+    kinds_turned, walks_turned = read()
+    assert kinds > kinds_turned and walks > walks_turned
