@@ -690,20 +690,24 @@ def _count_from_left_end(crop: np.ndarray, hidden: np.ndarray, kind: CardKind, f
     first = occupied[start:start + int(round(min(BLISTER_MM, seen_mm) * ppx))]
     if float(first.mean()) < 0.8:
         return 0, 0.0  # no plaster-wide piece at the start: a speck or print
+    def count_from(column: int) -> tuple[int, float]:
+        left_mm = (x0 + column) / ppx
+        total = (2 * (CARD_W_MM / 2 - left_mm) + BLISTER_GAP_MM) / (BLISTER_MM + BLISTER_GAP_MM)
+        return int(round(total)), abs(total - round(total))
+
     before = band.profile[max(0, start - int(round((BLISTER_MM + BLISTER_GAP_MM) * ppx))):max(0, start - LEFT_EDGE_PX)]
-    lead = _faint_lead(band.profile, start, ppx)
-    if lead < start - LEFT_EDGE_PX or int((before > LEFT_OFF).sum()) >= LEFT_OFF_COLUMNS:
+    faint = _faint_lead(band.profile, start, ppx)
+    if faint < start - LEFT_EDGE_PX or int((before > LEFT_OFF).sum()) >= LEFT_OFF_COLUMNS:
         # off the paper before the marks: a plaster's cooler part missed; the row starts where
-        # the faint run leading into the marks does, if paper lies plainly before it
-        if not _plain_before(band.profile, lead, ppx) or start - lead > BLISTER_MM * ppx:
-            return 0, 0.0
-        start = lead
-    left_mm = (x0 + start) / ppx
-    total = (2 * (CARD_W_MM / 2 - left_mm) + BLISTER_GAP_MM) / (BLISTER_MM + BLISTER_GAP_MM)
-    count = int(round(total))
+        # the faint run leading into the marks does, if paper lies plainly before it (else the
+        # count the marks alone give, unsure: see :func:`_read_piece`)
+        if not _plain_before(band.profile, faint, ppx) or start - faint > BLISTER_MM * ppx:
+            count, frac = count_from(start)
+            return (count, 0.0) if count >= 1 and frac < LEFT_END_FRAC else (0, 0.0)
+        start = faint
+    count, frac = count_from(start)
     if count < 1:
         return 0, 0.0
-    frac = abs(total - count)
     if frac >= LEFT_END_FRAC:
         return count, 0.0
     # the printed row fitted to what is in view must not clearly say otherwise: a plaster left
@@ -1248,7 +1252,11 @@ def _read_piece(crop: np.ndarray, hidden: np.ndarray | None, shown_mm: float, co
     if blisters is None and reading.kind is CardKind.FINISH and hidden is not None:
         # the warm marks may miss plasters in a cool light: where the band leaves the paper
         found = _finish_from_row_start(crop, hidden, reading.flipped, config.finish_blisters)
-        if found is not None:
+        # (unless the warm marks, refused for what lies off the paper before them, count
+        # otherwise: fresh film 150's F2, one plaster just under the green chequer, whose
+        # blurred edge ran off the paper 2.5 mm before it; counted 2 from there, the hand wrong)
+        marks = _count_from_left_end(crop, hidden, reading.kind, reading.flipped)[0]
+        if found is not None and marks in (0, found[0]):
             blisters, bconf = found
     f = reading.field_confidences
     fields = FieldConfidences(kind=f.kind, value=f.value, blisters=bconf, date=f.date)
@@ -1317,46 +1325,97 @@ def _printed_between(edges: list[_Edge], min_gap: float) -> list[_Edge]:
     return out
 
 
-def _row_view(image: np.ndarray, box: np.ndarray, config: HandConfig, turn: bool) -> tuple[_Strip, list[_Edge], bool] | None:
-    """The row's strip (``turn``: rotated by 180 degrees) and its card edges, when the strip ends
-    with the top card (the last two edges a card's width apart, the first two less), else None;
-    with whether an edge on the top card had to be left out for it (see :func:`_printed_on_top`)."""
-    ppm = config.px_per_mm
-    card_w = CARD_W_MM * ppm
-    strip = _warp_strip(image, box, config, turn)
-    profile, slant = _edge_profile(strip.image, strip.band, config)
-    found = _printed_between(_edges(profile, slant, config), config.min_strip_mm * ppm)
-    edges = _printed_on_top(found, card_w, config.whole_tolerance)
+def _row_view(found: list[_Edge], card_w: float, tolerance: float) -> tuple[list[_Edge], bool] | None:
+    """A strip's card edges ``found``, when the strip ends with the top card (the last two edges
+    ``card_w`` apart within ``tolerance``, the first two less), else None; with whether an edge on
+    the top card had to be left out for it (see :func:`_printed_on_top`)."""
+    edges = _printed_on_top(found, card_w, tolerance)
     if len(edges) < 3:
         return None
     last = edges[-1].hi - edges[-2].lo
     first = edges[1].hi - edges[0].lo
-    if not _a_card_wide(last, card_w, config.whole_tolerance) or first >= last * (1 - config.whole_tolerance / 2):
+    if not _a_card_wide(last, card_w, tolerance) or first >= last * (1 - tolerance / 2):
         return None
-    return strip, edges, len(edges) < len(found)
+    return edges, len(edges) < len(found)
 
 
-def _oriented_strip(image: np.ndarray, box: np.ndarray, config: HandConfig) -> tuple[_Strip, list[_Edge]] | None:
-    """The row's strip, turned so that it ends with the top card, and its card edges; None when
-    neither way ends with one. A way that needs no edge left out on its top card is taken first
-    (film 148: a row box taller than the cards made them look narrow, and two steps at the row's
-    far end, the edge between them left out, looked like a top card; the top card lay at the
-    strip's start, a gladiola's stem on it)."""
-    views = [v for v in (_row_view(image, box, config, turn) for turn in (False, True)) if v is not None]
+def _card_w_from_heights(strip: _Strip, edges: list[_Edge], config: HandConfig) -> float | None:
+    """A card's width (strip pixels) from the height most of the cards between ``edges`` show
+    (a top and a bottom edge that far apart, see :func:`_outer_rows`, within
+    :data:`HEIGHT_FIT`: the cards lie higher and lower, so their outermost edges are not one
+    card's); None when fewer than two show one."""
+    ppm = config.px_per_mm
+    spans = []
+    for edge, after in zip(edges, edges[1:]):
+        tops, bottoms = _outer_rows(strip.image, int(edge.x + 1.5 * ppm), int(after.x - 1.5 * ppm), strip.band,
+                                    ROW_REACH_MM * ppm, math.tan(math.radians(edge.slant)))
+        spans.append(sorted({b - t for t in tops for b in bottoms if b > t}))
+    options = sorted({h for heights in spans for h in heights})
+
+    def shown_by(height: float) -> int:
+        return sum(any(abs(h / height - 1) < HEIGHT_FIT for h in heights) for heights in spans)
+
+    best = max(options, key=lambda h: (shown_by(h), h), default=None)
+    if best is None or shown_by(best) < 2:
+        return None
+    return best * CARD_W_MM / CARD_H_MM
+
+
+SAME_WIDTH = 0.02
+"""Relative difference under which a card width measured from the cards' heights is not tried
+after the row box's."""
+
+
+@dataclass(frozen=True)
+class _RowStrips:
+    """A row rectangle warped both ways (the second turned by 180 degrees), and the card edges
+    found along each."""
+
+    strips: tuple[_Strip, _Strip]
+    found: tuple[list[_Edge], list[_Edge]]
+
+
+def _row_strips(image: np.ndarray, box: np.ndarray, config: HandConfig) -> _RowStrips:
+    strips = (_warp_strip(image, box, config, False), _warp_strip(image, box, config, True))
+    found = tuple(_printed_between(_edges(*_edge_profile(s.image, s.band, config), config),
+                                   config.min_strip_mm * config.px_per_mm) for s in strips)
+    return _RowStrips(strips, found)
+
+
+def _oriented_strip(row: _RowStrips, config: HandConfig,
+                    measured: bool = False) -> tuple[_Strip, list[_Edge], float] | None:
+    """The row's strip, turned so that it ends with the top card, its card edges and a card's
+    width in it; None when neither way ends with one. A way that needs no edge left out on its
+    top card is taken first (film 148: a row box taller than the cards made them look narrow,
+    and two steps at the row's far end, the edge between them left out, looked like a top card;
+    the top card lay at the strip's start, a gladiola's stem on it). The card's width is taken
+    from the row box's height (the cards' height), or with ``measured`` from the cards' heights
+    measured in the strip (a camera looking at the table aslant: the cards lie higher and lower
+    in a box taller than they are, and look narrower; the top card no card wide for the box)."""
+    card_w = CARD_W_MM * config.px_per_mm
+    if measured:
+        from_heights = _card_w_from_heights(row.strips[0], row.found[0], config)
+        if from_heights is None or abs(from_heights / card_w - 1) < SAME_WIDTH:
+            return None  # (no other width to try)
+        card_w = from_heights
+    views = [(s, *v) for s, f in zip(row.strips, row.found)
+             if (v := _row_view(f, card_w, config.whole_tolerance)) is not None]
     if not views:
         return None
     strip, edges, _ = min(views, key=lambda v: v[2])
-    return strip, edges
+    return strip, edges, card_w
 
 
-def _read_row(image: np.ndarray, box: np.ndarray, config: HandConfig) -> ShownHand | None:
-    """Read the cards of one row rectangle, or None when it is no row of cards."""
+def _read_row(image: np.ndarray, box: np.ndarray, config: HandConfig,
+              oriented: tuple[_Strip, list[_Edge], float] | None = None) -> ShownHand | None:
+    """Read the cards of one row rectangle, or None when it is no row of cards (``oriented``: its
+    strip as :func:`_oriented_strip` gives it, when already known)."""
     ppm = config.px_per_mm
-    card_w = CARD_W_MM * ppm
-    oriented = _oriented_strip(image, box, config)
+    if oriented is None:
+        oriented = _oriented_strip(_row_strips(image, box, config), config)
     if oriented is None:
         return None
-    strip, edges = oriented
+    strip, edges, card_w = oriented
     grad, darker = _side_steps(strip.image)
     mid = (strip.band[0] + strip.band[1] - 1) / 2
     # the first card lies on the table, not on a card: its outline may be weaker than its printed
@@ -1402,6 +1461,18 @@ def _read_row(image: np.ndarray, box: np.ndarray, config: HandConfig) -> ShownHa
     inverse = np.linalg.inv(strip.matrix)
     pieces: list[tuple[np.ndarray, float, bool, CardReading]] = []
     indices: list[_Index | None] = []
+    def read_piece(corners: np.ndarray, covers: list, shown_mm: float,
+                   whole: bool) -> tuple[tuple[np.ndarray, float, bool, CardReading], _Index | None]:
+        pts = np.column_stack([corners, np.ones(4)]) @ inverse.T
+        quad_img = pts[:, :2] / pts[:, 2:3]
+        crop = _card_crop(image, quad_img)
+        hidden = None if whole else _hidden_mask(corners, covers, mid, config.hidden_margin_mm * ppm)
+        reading = _read_piece(crop, hidden, shown_mm, config)
+        # (only a covered walk with a value is checked, or tells where two-digit indices begin)
+        walk = reading.kind is CardKind.WALK and reading.value is not None
+        return (quad_img, shown_mm, whole, reading), (_first_index(crop, hidden) if hidden is not None and walk else None)
+
+    level_cuts: dict[int, tuple[np.ndarray, list, float]] = {}
     for i, (x_mid, t) in enumerate(lines[:-1]):
         whole = i == len(lines) - 2
         shown_px = min(width, lines[i + 1][0] - x_mid)
@@ -1411,27 +1482,29 @@ def _read_row(image: np.ndarray, box: np.ndarray, config: HandConfig) -> ShownHa
         right_v = np.array([math.cos(a), -math.sin(a)])
         down_v = np.array([math.sin(a), math.cos(a)])
         top_left = np.array([x_mid + t * (top - mid), top])
+        corners = np.array([top_left, top_left + width * right_v, top_left + width * right_v + height * down_v,
+                            top_left + height * down_v])
         shown_mm = CARD_W_MM if whole else min(CARD_W_MM, shown_px / width * CARD_W_MM)
         covers = [(lines[j], spans[j]) for j in range(i + 1, len(lines) - 1)]
-        # the card turned as far as its side slants, else (unread, the side slanting a few
-        # degrees) its top and bottom edges level: a side may slant by perspective alone (film
-        # 133: the row's first cards near the frame's corner, their sides slanting 10 degrees,
-        # their crops turned by as much and left unread)
-        level = not whole and abs(t) >= math.tan(math.radians(LEVEL_SLANT_DEG))
-        for right_v, down_v in ((right_v, down_v),) + (((np.array([1.0, 0.0]), np.array([t, 1.0])),) if level else ()):
-            corners = np.array([top_left, top_left + width * right_v, top_left + width * right_v + height * down_v,
-                                top_left + height * down_v])
-            pts = np.column_stack([corners, np.ones(4)]) @ inverse.T
-            quad_img = pts[:, :2] / pts[:, 2:3]
-            crop = _card_crop(image, quad_img)
-            hidden = None if whole else _hidden_mask(corners, covers, mid, config.hidden_margin_mm * ppm)
-            reading = _read_piece(crop, hidden, shown_mm, config)
-            if reading.kind is not CardKind.UNKNOWN:
-                break
-        pieces.append((quad_img, shown_mm, whole, reading))
-        # (only a covered walk with a value is checked, or tells where two-digit indices begin)
-        walk = reading.kind is CardKind.WALK and reading.value is not None
-        indices.append(_first_index(crop, hidden) if hidden is not None and walk else None)
+        piece, index = read_piece(corners, covers, shown_mm, whole)
+        pieces.append(piece)
+        indices.append(index)
+        if sum(p[3].kind is CardKind.UNKNOWN for p in pieces) > (1 - ROW_READ) * (len(lines) - 1):
+            return None  # too few cards can be read for a shown hand (see :func:`read_hands`)
+        if not whole and abs(t) >= math.tan(math.radians(LEVEL_SLANT_DEG)):
+            level = np.array([top_left, top_left + (width, 0.0), top_left + (width + t * height, height),
+                              top_left + (t * height, height)])
+            level_cuts[i] = (level, covers, shown_mm)
+    if sum(p[3].kind is not CardKind.UNKNOWN for p in pieces) >= ROW_READ * len(pieces):
+        # a row of cards: each unread one whose side slants a few degrees cut again with its top
+        # and bottom edges level, as a side may slant by perspective alone (film 133: the row's
+        # first cards near the frame's corner, their sides slanting 10 degrees, their crops
+        # turned by as much and left unread)
+        for i, (level, covers, shown_mm) in level_cuts.items():
+            if pieces[i][3].kind is CardKind.UNKNOWN:
+                piece, index = read_piece(level, covers, shown_mm, False)
+                if piece[3].kind is not CardKind.UNKNOWN:
+                    pieces[i], indices[i] = piece, index
     readings = _lone_digits_checked([p[3] for p in pieces], indices, config.deck)
     cards = [HandCard(quad=Quad.from_array(quad_img), shown_mm=shown_mm, whole=whole, kind=reading.kind,
                       value=reading.value, blisters=reading.blisters, flipped=reading.flipped,
@@ -1447,16 +1520,33 @@ def read_hands(image: np.ndarray, config: HandConfig = HandConfig()) -> tuple[Sh
         raise HandInputError(f"expected a BGR uint8 image of at least 32x32 pixels, got "
                              f"{getattr(image, 'shape', type(image).__name__)} {getattr(image, 'dtype', '')}")
     hands: list[ShownHand] = []
-    for box in _rows(image, config):
+    unoriented: list[tuple[np.ndarray, _RowStrips]] = []
+
+    def read(box: np.ndarray, oriented: tuple[_Strip, list[_Edge], float]) -> None:
+        hand = _read_row(image, box, config, oriented)
+        if hand is not None and sum(c.kind is not CardKind.UNKNOWN for c in hand.cards) >= ROW_READ * hand.count:
+            hands.append(hand)
+
+    def read_already(box: np.ndarray) -> bool:
+        # (a region found again after parting)
         centre = tuple(float(v) for v in box.mean(axis=0))
-        if any(cv2.pointPolygonTest(h.quad.as_array().astype(np.float32), centre, False) >= 0 for h in hands):
-            continue  # this row was read already (a region found again after parting)
-        hand = _read_row(image, box, config)
-        if hand is None:
+        return any(cv2.pointPolygonTest(h.quad.as_array().astype(np.float32), centre, False) >= 0 for h in hands)
+
+    for box in _rows(image, config):
+        if read_already(box):
             continue
-        if sum(c.kind is not CardKind.UNKNOWN for c in hand.cards) < ROW_READ * hand.count:
-            continue
-        hands.append(hand)
+        row = _row_strips(image, box, config)
+        oriented = _oriented_strip(row, config)
+        if oriented is None:
+            unoriented.append((box, row))
+        else:
+            read(box, oriented)
+    # when no row is found so, the boxes no card wide for their height, with the width the
+    # cards' heights give (after all the others: a box read so could hide the right box of the
+    # same row; and only then, as reading the piles' boxes so costs a third of the time)
+    for box, row in unoriented if not hands else ():
+        if not read_already(box) and (oriented := _oriented_strip(row, config, measured=True)) is not None:
+            read(box, oriented)
     return tuple(hands)
 
 
