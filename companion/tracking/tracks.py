@@ -96,6 +96,10 @@ one card of the deck only): the top card of the walk pile is outlined now alone,
 piece of the card below, now askew, and its centre jumps up to an eighth of a card (film 135:
 W32 on W27 outlined five ways, its verdict 2.2 s after it rested). Another card laid there
 reads otherwise; a card pushed further than this still moves."""
+TAKES_IN_GROWTH_NAMED = 2.0
+"""The same for an outline read as the very walk card the track holds, up to this many times its
+area (fresh film 150's W48 on the walk pile, outlined for three frames with the pile's edges
+below it, 1.66 times its area: its rest restarted, the verdict 13 frames after it rested)."""
 JITTER_CORNERS_NAMED = 0.45
 """... and a corner of such an outline may lie this many card sizes off (film 138's W36 on the
 pile, outlined with a corner of the card below and then without it: a corner 0.34 card sizes
@@ -377,11 +381,11 @@ def _counted_anew(old: Reading, new: Reading) -> bool:
     return (old.kind is CardKind.WALK and old.value is not None) or old.blisters is None
 
 
-def _takes_in(outline: Quad, card: Quad) -> bool:
-    """Whether ``outline`` holds nearly all of ``card`` and is little bigger (see
-    ``TAKES_IN_COVER`` and ``TAKES_IN_GROWTH``): the card outlined together with a piece of the
-    card below it (film 126's W36 on the walk pile, read on the frames before and after)."""
-    return card.area > 0 and outline.area <= TAKES_IN_GROWTH * card.area and _share_inside(card, outline) >= TAKES_IN_COVER
+def _takes_in(outline: Quad, card: Quad, growth: float = TAKES_IN_GROWTH) -> bool:
+    """Whether ``outline`` holds nearly all of ``card`` and is at most ``growth`` times bigger
+    (see ``TAKES_IN_COVER`` and ``TAKES_IN_GROWTH``): the card outlined together with a piece of
+    the card below it (film 126's W36 on the walk pile, read on the frames before and after)."""
+    return card.area > 0 and outline.area <= growth * card.area and _share_inside(card, outline) >= TAKES_IN_COVER
 
 
 def _votes(obs: CardObservation, cfg: TrackConfig) -> bool:
@@ -575,7 +579,8 @@ class CardTracker:
         unread = obs.kind is CardKind.UNKNOWN
         named = obs.kind is CardKind.WALK and obs.value is not None
         if named:
-            return self._near(track.anchor, obs.quad, JITTER_REACH_NAMED, JITTER_CORNERS_NAMED)
+            return (self._near(track.anchor, obs.quad, JITTER_REACH_NAMED, JITTER_CORNERS_NAMED)
+                    or _takes_in(obs.quad, track.anchor, TAKES_IN_GROWTH_NAMED))
         return self._near(track.anchor, obs.quad) or (unread and _takes_in(obs.quad, track.anchor))
 
     @staticmethod

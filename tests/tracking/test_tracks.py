@@ -458,6 +458,35 @@ def test_a_walk_card_outlined_with_and_without_a_corner_of_the_card_below_rests_
     assert [v for _, v in late] == [36] and late[0][0] <= landed + SETTLE_FRAMES + 1
 
 
+# Fresh film 150, frames 1238-1247: W48 on the walk pile at rest (A), outlined for three frames
+# with the pile's edges below it (B: all of A inside, 1.66 times its area), then as A again.
+_W48_A = [(610, 265), (700, 271), (689, 406), (603, 401)]
+_W48_B = [(611, 230), (720, 220), (703, 404), (594, 414)]
+
+
+@pytest.mark.parametrize("value, rests_once", [(48, True), (None, False)])
+def test_a_walk_card_outlined_with_the_pile_below_it_rests_once_laid(value, rests_once):
+    # Read as the very walk card it is, the bigger outline holding all of it is no move (W48's
+    # verdict came 13 frames after it rested); an unread outline that much bigger still is.
+    w34 = Card(655.0, 320.0, CardKind.WALK, 34, 1)
+    film = Film(seed=13)
+    film.still([w34], 30)
+    hand = film.still([w34], 3)
+    landed = len(film.frames)
+    for corners, n, read in ((_W48_A, 6, 48), (_W48_B, 3, value), (_W48_A, 10, 48)):
+        quad = Quad(tuple((float(x), float(y)) for x, y in corners))  # type: ignore[arg-type]
+        kind = CardKind.WALK if read is not None else CardKind.UNKNOWN
+        for _ in range(n):
+            film.frame([CardObservation(quad=quad, kind=kind, value=read, blisters=2 if read else None,
+                                        confidence=0.9 if read else 0.0)])
+    tracker = CardTracker()
+    events = [(i, e) for i, result in enumerate(film.results())
+              for e in tracker.update(i / FPS, result, hand=True if hand <= i < landed else None)]
+    late = [(i, e.card.reading.value) for i, e in settled(events) if i >= landed]
+    assert [v for _, v in late] == [48]
+    assert (late[0][0] <= landed + SETTLE_FRAMES + 1) == rests_once
+
+
 def test_a_card_laid_on_another_rests_once_laid_though_outlined_a_few_pixels_round():
     # W11 laid on W05 (fresh film 144): after the hand left, its outline moved by 4 px before
     # its votes had turned the track's reading; its rest is not restarted by that
