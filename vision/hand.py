@@ -1366,20 +1366,23 @@ SAME_WIDTH = 0.02
 after the row box's."""
 
 
-@dataclass(frozen=True)
 class _RowStrips:
-    """A row rectangle warped both ways (the second turned by 180 degrees), and the card edges
-    found along each."""
+    """A row rectangle warped either way (``turn``: rotated by 180 degrees), with the card edges
+    found along it; each way warped when first asked for (``ways``: given instead)."""
 
-    strips: tuple[_Strip, _Strip]
-    found: tuple[list[_Edge], list[_Edge]]
+    def __init__(self, image: np.ndarray, box: np.ndarray, config: HandConfig,
+                 ways: dict[bool, tuple[_Strip, list[_Edge]]] | None = None) -> None:
+        self._image, self._box, self._config = image, box, config
+        self._ways = dict(ways or {})
 
-
-def _row_strips(image: np.ndarray, box: np.ndarray, config: HandConfig) -> _RowStrips:
-    strips = (_warp_strip(image, box, config, False), _warp_strip(image, box, config, True))
-    found = tuple(_printed_between(_edges(*_edge_profile(s.image, s.band, config), config),
-                                   config.min_strip_mm * config.px_per_mm) for s in strips)
-    return _RowStrips(strips, found)
+    def way(self, turn: bool) -> tuple[_Strip, list[_Edge]]:
+        if turn not in self._ways:
+            config = self._config
+            strip = _warp_strip(self._image, self._box, config, turn)
+            found = _printed_between(_edges(*_edge_profile(strip.image, strip.band, config), config),
+                                     config.min_strip_mm * config.px_per_mm)
+            self._ways[turn] = (strip, found)
+        return self._ways[turn]
 
 
 def _oriented_strip(row: _RowStrips, config: HandConfig,
@@ -1388,22 +1391,27 @@ def _oriented_strip(row: _RowStrips, config: HandConfig,
     width in it; None when neither way ends with one. A way that needs no edge left out on its
     top card is taken first (film 148: a row box taller than the cards made them look narrow,
     and two steps at the row's far end, the edge between them left out, looked like a top card;
-    the top card lay at the strip's start, a gladiola's stem on it). The card's width is taken
-    from the row box's height (the cards' height), or with ``measured`` from the cards' heights
-    measured in the strip (a camera looking at the table aslant: the cards lie higher and lower
-    in a box taller than they are, and look narrower; the top card no card wide for the box)."""
+    the top card lay at the strip's start, a gladiola's stem on it); else the first that ends
+    with one. The card's width is taken from the row box's height (the cards' height), or with
+    ``measured`` from the cards' heights measured in the strip (a camera looking at the table
+    aslant: the cards lie higher and lower in a box taller than they are, and look narrower;
+    the top card no card wide for the box)."""
     card_w = CARD_W_MM * config.px_per_mm
     if measured:
-        from_heights = _card_w_from_heights(row.strips[0], row.found[0], config)
+        from_heights = _card_w_from_heights(*row.way(False), config)
         if from_heights is None or abs(from_heights / card_w - 1) < SAME_WIDTH:
             return None  # (no other width to try)
         card_w = from_heights
-    views = [(s, *v) for s, f in zip(row.strips, row.found)
-             if (v := _row_view(f, card_w, config.whole_tolerance)) is not None]
-    if not views:
-        return None
-    strip, edges, _ = min(views, key=lambda v: v[2])
-    return strip, edges, card_w
+    views = []
+    for turn in (False, True):
+        strip, found = row.way(turn)
+        view = _row_view(found, card_w, config.whole_tolerance)
+        if view is not None:
+            edges, left_out = view
+            if not left_out:
+                return strip, edges, card_w  # (the other way is not warped at all)
+            views.append((strip, edges))
+    return (*views[0], card_w) if views else None
 
 
 def _read_row(image: np.ndarray, box: np.ndarray, config: HandConfig,
@@ -1412,7 +1420,7 @@ def _read_row(image: np.ndarray, box: np.ndarray, config: HandConfig,
     strip as :func:`_oriented_strip` gives it, when already known)."""
     ppm = config.px_per_mm
     if oriented is None:
-        oriented = _oriented_strip(_row_strips(image, box, config), config)
+        oriented = _oriented_strip(_RowStrips(image, box, config), config)
     if oriented is None:
         return None
     strip, edges, card_w = oriented
@@ -1535,7 +1543,7 @@ def read_hands(image: np.ndarray, config: HandConfig = HandConfig()) -> tuple[Sh
     for box in _rows(image, config):
         if read_already(box):
             continue
-        row = _row_strips(image, box, config)
+        row = _RowStrips(image, box, config)
         oriented = _oriented_strip(row, config)
         if oriented is None:
             unoriented.append((box, row))

@@ -582,11 +582,14 @@ def test_a_row_is_read_from_the_end_whose_top_card_needs_no_edge_left_out():
                           (204, 0.82), (237.25, 0.8), (269.25, 0.79), (300.5, 0.82), (354.25, 0.83))
     strips = (hand._Strip(np.zeros((1, 1, 3), np.uint8), np.eye(3), (0, 1)),
               hand._Strip(np.ones((1, 1, 3), np.uint8), np.eye(3), (0, 1)))
-    strip, edges, _ = hand._oriented_strip(hand._RowStrips(strips, (one_way, other_way)), hand.HandConfig())
+    config = hand.HandConfig()
+    strip, edges, _ = hand._oriented_strip(
+        hand._RowStrips(None, None, config, {False: (strips[0], one_way), True: (strips[1], other_way)}), config)
     assert strip is strips[1] and edges == other_way
     # the other way's top card with a stem standing in it: both ways need an edge left out
     stem = other_way[:-1] + _edges_mm((330, 0.55), (354.25, 0.83))
-    strip, edges, _ = hand._oriented_strip(hand._RowStrips(strips, (one_way, stem)), hand.HandConfig())
+    strip, edges, _ = hand._oriented_strip(
+        hand._RowStrips(None, None, config, {False: (strips[0], one_way), True: (strips[1], stem)}), config)
     assert strip is strips[0] and len(edges) == len(one_way) - 1
 
 
