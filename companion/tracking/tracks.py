@@ -570,7 +570,8 @@ class CardTracker:
 
     def _jitter(self, track: _Track, obs: CardObservation) -> bool:
         """Whether ``obs`` is the track's card at rest outlined anew (see ``JITTER_REACH``), or
-        outlined unread with a piece of the card below it (see :func:`_takes_in`), or the card
+        outlined with a piece of the card below it, unread or read as the very walk card it is
+        (see :func:`_takes_in`, ``TAKES_IN_GROWTH_NAMED``), or the card
         coming in where another lay outlined anew a few pixels round before its votes have turned
         the track's reading (fresh film 144's W11 laid on the START card: its outline moved by 4
         px after the hand had left, its rest restarted, the verdict 9 frames after it rested)."""
