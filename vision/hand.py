@@ -722,8 +722,8 @@ FAINT_OFF = 0.05
 """Share of a band column's rows off the paper above which the column belongs to a faint
 plaster (its outline alone off the paper in a cool light)."""
 FAINT_CLEAR_MM = 2.0
-"""Paper (no column over :data:`FAINT_OFF`) a faint run must have before it to be a row's start:
-a pitch of it, or all of the band before it and at least this much."""
+"""Clean paper a faint run must have before it to be a row's start: a pitch of it, or all of the
+band before it and at least this much (see :func:`_plain_before`)."""
 
 
 def _faint_lead(profile: np.ndarray, start: int, ppx: float) -> int:
@@ -1255,8 +1255,7 @@ def _read_piece(crop: np.ndarray, hidden: np.ndarray | None, shown_mm: float, co
         # (unless the warm marks, refused for what lies off the paper before them, count
         # otherwise: fresh film 150's F2, one plaster just under the green chequer, whose
         # blurred edge ran off the paper 2.5 mm before it; counted 2 from there, the hand wrong)
-        marks = _count_from_left_end(crop, hidden, reading.kind, reading.flipped)[0]
-        if found is not None and marks in (0, found[0]):
+        if found is not None and _count_from_left_end(crop, hidden, reading.kind, reading.flipped)[0] in (0, found[0]):
             blisters, bconf = found
     f = reading.field_confidences
     fields = FieldConfidences(kind=f.kind, value=f.value, blisters=bconf, date=f.date)
