@@ -3,30 +3,24 @@
 from __future__ import annotations
 
 import gzip
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 from companion.games.gladiola import load_deck
 from vision.hand import HandCard
+from tests.scripts import load_script
 from vision.types import CardKind, Quad
 
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = ROOT / "scripts" / "eval_shown_hands.py"
 FILM = ROOT / "samples" / "videos" / "gladiola"
 QUAD = Quad(((0.0, 0.0), (59.0, 0.0), (59.0, 91.0), (0.0, 91.0)))
 
 
 @pytest.fixture(scope="module")
 def tool():
-    spec = importlib.util.spec_from_file_location("eval_shown_hands", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+    return load_script("eval_shown_hands")
 
 
 def _card(kind: CardKind, value: int | None = None, blisters: int | None = None) -> HandCard:

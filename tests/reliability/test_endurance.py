@@ -7,22 +7,14 @@ The long runs (an hour, figures in docs/RELIABILITY.md) use the same script:
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import threading
-from pathlib import Path
 
 from companion.store import EntryKind, GameStore
-
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "endurance.py"
+from tests.scripts import load_script
 
 
 def _endurance():
-    spec = importlib.util.spec_from_file_location("endurance", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("endurance", module)  # dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
+    return load_script("endurance")
 
 
 def test_live_loop_serves_twenty_clients_and_keeps_processing(tmp_path):
