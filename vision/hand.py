@@ -1422,8 +1422,8 @@ def _read_row(image: np.ndarray, box: np.ndarray, config: HandConfig,
         oriented = _oriented_strip(_RowStrips(image, box, config), config)
     if oriented is None:
         return None
-    strip, found, card_w = oriented
-    edges = list(found)  # (changed below; the strip's own edges stay as found)
+    strip, strip_edges, card_w = oriented
+    edges = list(strip_edges)  # (changed below; the strip's own list stays as found)
     grad, darker = _side_steps(strip.image)
     mid = (strip.band[0] + strip.band[1] - 1) / 2
     # the first card lies on the table, not on a card: its outline may be weaker than its printed
