@@ -1414,14 +1414,10 @@ def _oriented_strip(row: _RowStrips, config: HandConfig,
 
 
 def _read_row(image: np.ndarray, box: np.ndarray, config: HandConfig,
-              oriented: tuple[_Strip, list[_Edge], float] | None = None) -> ShownHand | None:
+              oriented: tuple[_Strip, list[_Edge], float]) -> ShownHand | None:
     """Read the cards of one row rectangle, or None when it is no row of cards (``oriented``: its
-    strip as :func:`_oriented_strip` gives it, when already known)."""
+    strip as :func:`_oriented_strip` gives it)."""
     ppm = config.px_per_mm
-    if oriented is None:
-        oriented = _oriented_strip(_RowStrips(image, box, config), config)
-    if oriented is None:
-        return None
     strip, strip_edges, card_w = oriented
     edges = list(strip_edges)  # (changed below; the strip's own list stays as found)
     grad, darker = _side_steps(strip.image)
@@ -1503,16 +1499,15 @@ def _read_row(image: np.ndarray, box: np.ndarray, config: HandConfig,
             level = np.array([top_left, top_left + (width, 0.0), top_left + (width + t * height, height),
                               top_left + (t * height, height)])
             level_cuts[i] = (level, covers, shown_mm)
-    if sum(p[3].kind is not CardKind.UNKNOWN for p in pieces) >= ROW_READ * len(pieces):
-        # a row of cards: each unread one whose side slants a few degrees cut again with its top
-        # and bottom edges level, as a side may slant by perspective alone (film 133: the row's
-        # first cards near the frame's corner, their sides slanting 10 degrees, their crops
-        # turned by as much and left unread)
-        for i, (level, covers, shown_mm) in level_cuts.items():
-            if pieces[i][3].kind is CardKind.UNKNOWN:
-                piece, index = read_piece(level, covers, shown_mm, False)
-                if piece[3].kind is not CardKind.UNKNOWN:
-                    pieces[i], indices[i] = piece, index
+    # a row of cards (read at least half, or given up above): each unread one whose side slants a
+    # few degrees cut again with its top and bottom edges level, as a side may slant by
+    # perspective alone (film 133: the row's first cards near the frame's corner, their sides
+    # slanting 10 degrees, their crops turned by as much and left unread)
+    for i, (level, covers, shown_mm) in level_cuts.items():
+        if pieces[i][3].kind is CardKind.UNKNOWN:
+            piece, index = read_piece(level, covers, shown_mm, False)
+            if piece[3].kind is not CardKind.UNKNOWN:
+                pieces[i], indices[i] = piece, index
     readings = _lone_digits_checked([p[3] for p in pieces], indices, config.deck)
     cards = [HandCard(quad=Quad.from_array(quad_img), shown_mm=shown_mm, whole=whole, kind=reading.kind,
                       value=reading.value, blisters=reading.blisters, flipped=reading.flipped,
