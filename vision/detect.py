@@ -458,7 +458,11 @@ def _detect_segmented(
             if (shapeless or unsized) and id(piece) in masks and not at_border:
                 dropped.append(k)
             continue
-        if occluded and not pile and id(piece) in masks and not at_border:
+        # a piece in full view much smaller than the cards is maybe a part of a card cut off by a
+        # band printed across it: its detection stands until a joined piece takes its place
+        small = (not occluded and not at_border and not joined and typical_area > 0
+                 and quad_area < JOIN_SMALL * typical_area)
+        if (occluded and not pile or small) and id(piece) in masks and not at_border:
             partial.append(k)
         # Map pixel centres to frame pixel centres (the map is an area-resampled copy).
         full = (quad + 0.5) / factor - 0.5
@@ -472,7 +476,9 @@ def _detect_segmented(
         also_inside: tuple[np.ndarray, ...] = ()  # ... on weaker evidence
         outline = None  # that outline
         if pile:
-            top = _top_card(gray_full, maps, full, card_area, band, config)
+            # two parts of one card joined make its outline: the typical size may come from
+            # such a part (film 153's W16, its lower end a card's shape in perspective)
+            top = _top_card(gray_full, maps, full, card_area, band, config, up_to_outline=joined)
             if top is None and small_pile:
                 if id(piece) in masks:  # (dropped as an unsized piece above is: a pile is off the border)
                     dropped.append(k)
@@ -483,6 +489,8 @@ def _detect_segmented(
                 # the outline stands, hidden, with guesses where its top card may lie
                 inside, also_inside = _top_guesses(gray_full, maps, full, card_area, band, config)
                 if not inside and not also_inside:
+                    if id(piece) in masks and not joined:  # maybe a card's part with the card below
+                        dropped.append(k)
                     continue
             else:
                 outline = full
@@ -521,7 +529,7 @@ def _detect_segmented(
                         inside=tuple(Quad.from_array(q) for q in inside),  # in card order already
                         also_inside=tuple(Quad.from_array(q) for q in also_inside))
         # a card found inside an outline may be found again by another piece: it goes with the guesses
-        if occluded or completed or found_inside or joined:
+        if occluded or completed or found_inside or joined or small:
             guessed.append((det, outline))
             guessed_from.append(k)
         else:
@@ -546,6 +554,13 @@ joined piece is kept only as a card in full view or as a pile whose top card is 
 and then in place of the partly hidden piece it was made of."""
 JOIN_MOST = 8
 """At most this many pieces are tried in pairs (the biggest first)."""
+JOIN_SMALL = 0.6
+"""A piece in full view under this share of the typical card's area may be joined too (it stays
+a card unless the join finds one): film 153's W16 on the walk pile, cut at its row of plaster
+marks into its lower end (0.41 of a card, a card's shape in perspective) and its upper part with
+the cards below (a pile whose top card is not inside it), was read on none of the 11 frames it
+lay on top, and its walk was missed. A pile outline with no top card and no guess inside it is
+tried joined as a dropped piece."""
 
 
 def _joined(pieces: list[_Piece], dropped: list[int], partial: list[int],
@@ -1874,9 +1889,12 @@ too (film 130's W35): these are tried only when the first set gives no reading."
 
 def _top_card(
     gray: np.ndarray, maps: CardMaps, quad: np.ndarray, area: float | None, radius: float, config: DetectConfig,
+    up_to_outline: bool = False,
 ) -> tuple[np.ndarray, float] | None:
     """The card inside an outline ``quad`` (frame pixels) of no single card's shape (a pile's top
     card outlined together with the cards below it), and its edge support; None when there is none.
+    It may be as big as the outline when ``up_to_outline`` (the typical card's ``area`` may come
+    from a part of a card).
 
     Quads are made of the straight lines in the outline's box (see :func:`_inside_quads`) whose
     sides all lie on edges and on the network's outlines (see ``TOP_LINES`` to ``TOP_REFINED``).
@@ -1885,6 +1903,8 @@ def _top_card(
     the maps."""
     outline_area = abs(_shoelace(quad))
     low, high = (0.6 * area, 1.2 * area) if area else (0.5 * outline_area, 1.1 * outline_area)
+    if up_to_outline:
+        high = max(high, outline_area)
     found = _inside_quads(gray, maps, quad, max(low, _least_top(outline_area, area)), high, config)
     if found is None:
         return None
