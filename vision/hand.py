@@ -430,7 +430,9 @@ def _outer_rows(strip: np.ndarray, x0: int, x1: int, expect: tuple[float, float]
 
 LEVEL_SLANT_DEG = 3.0
 """Smallest slant of a covered card's side edge for an unread crop to be cut again with the
-card's top and bottom edges level (see :func:`_read_row`)."""
+card's top and bottom edges level (see :func:`_read_row`) ..."""
+LEVEL_RECOUNT_KINDS = (CardKind.GLADIOLA, CardKind.FINISH)
+"""... and for a crop of these kinds read without its blister count (their blisters name them)."""
 
 
 def _card_rows(tops: list[float], bottoms: list[float], height: float | None) -> tuple[float, float] | None:
@@ -579,6 +581,12 @@ with more than ``LEFT_OFF`` of the band's rows off the paper: a plaster there, o
 of the first, may have been too cool a colour for the marks (film 124's G4, its first
 plaster's left half, 4 mm or 16 columns, not marked, counted from the right half's start as 3
 with confidence 0.95)."""
+LEFT_HALO_FRAC = 0.1
+"""A faint run before the plaster marks (see :func:`_faint_lead`) from where the row would hold no
+whole number of plasters (``LEFT_END_FRAC`` or more off), while the marks start where it holds one
+within this, is the marks' blurred halo, not a plaster's cooler part: film 150's F2 in a blurred
+shown hand, its one plaster's marks 25.3 mm from the left edge (1.02 plasters) led by 2.7 mm of
+haze (1.57), was left open."""
 LEFT_END_SEEN_MM = 3.0
 """How much of the row's first plaster must be in view before the next card for the row's left
 end to be taken as found."""
@@ -697,7 +705,8 @@ def _count_from_left_end(crop: np.ndarray, hidden: np.ndarray, kind: CardKind, f
 
     before = band.profile[max(0, start - int(round((BLISTER_MM + BLISTER_GAP_MM) * ppx))):max(0, start - LEFT_EDGE_PX)]
     faint = _faint_lead(band.profile, start, ppx)
-    if faint < start - LEFT_EDGE_PX or int((before > LEFT_OFF).sum()) >= LEFT_OFF_COLUMNS:
+    halo = count_from(start)[1] < LEFT_HALO_FRAC <= LEFT_END_FRAC <= count_from(faint)[1]
+    if not halo and (faint < start - LEFT_EDGE_PX or int((before > LEFT_OFF).sum()) >= LEFT_OFF_COLUMNS):
         # off the paper before the marks: a plaster's cooler part missed; the row starts where
         # the faint run leading into the marks does, if paper lies plainly before it (else the
         # count the marks alone give, unsure: see :func:`_read_piece`)
@@ -1502,11 +1511,21 @@ def _read_row(image: np.ndarray, box: np.ndarray, config: HandConfig,
     # a row of cards (read at least half, or given up above): each unread one whose side slants a
     # few degrees cut again with its top and bottom edges level, as a side may slant by
     # perspective alone (film 133: the row's first cards near the frame's corner, their sides
-    # slanting 10 degrees, their crops turned by as much and left unread)
+    # slanting 10 degrees, their crops turned by as much and left unread); so is each gladiola or
+    # FINISH read without its blister count (fresh film 150's F6, its sides slanting 9 degrees and
+    # its top edge level: the turned crop's upper right corner 5 mm above the card, the plaster
+    # row searched too high), and the level crop's count taken when it reads the same card
     for i, (level, covers, shown_mm) in level_cuts.items():
-        if pieces[i][3].kind is CardKind.UNKNOWN:
+        first = pieces[i][3]
+        uncounted = first.kind in LEVEL_RECOUNT_KINDS and first.blisters is None
+        if first.kind is CardKind.UNKNOWN or uncounted:
             piece, index = read_piece(level, covers, shown_mm, False)
-            if piece[3].kind is not CardKind.UNKNOWN:
+            again = piece[3]
+            if (again.kind is not CardKind.UNKNOWN if not uncounted else
+                    again.kind is first.kind and again.value == first.value and again.blisters is not None
+                    # (a level FINISH crop's band may run along the chequer's lower edge: a count
+                    # no FINISH of the deck has is print)
+                    and (again.kind is not CardKind.FINISH or again.blisters in config.finish_blisters)):
                 pieces[i], indices[i] = piece, index
     readings = _lone_digits_checked([p[3] for p in pieces], indices, config.deck)
     cards = [HandCard(quad=Quad.from_array(quad_img), shown_mm=shown_mm, whole=whole, kind=reading.kind,
