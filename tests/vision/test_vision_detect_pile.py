@@ -468,3 +468,29 @@ def test_a_pile_top_cut_into_a_strip_of_a_cards_shape_and_an_outline_without_it_
     assert _corner_error(top, found[0].quad.as_array()) < 6.0
     monkeypatch.setattr(detect_module, "JOIN_SMALL", 0.0)  # the strip stands alone: a card too small
     assert all(_corner_error(top, d.quad.as_array()) > 20.0 for d in near_pile())
+
+
+def test_a_top_card_sharing_a_side_with_its_piles_outline_is_found_when_that_side_makes_no_strong_line(monkeypatch) -> None:
+    # Film 154's W49 on a pile squared up below it, the cards below sticking out at the left and
+    # at the bottom: the top card's upper end is the pile's, and running close beside the ends
+    # of the cards below it made no line among the 60 strongest inside the outline (rank 155 of
+    # 384), so no quad had a side there and the whole pile was read as one card (nothing), its
+    # walk missed. The outline's own sides are lines too now.
+    top = _card_at(640, 360)
+    cards = [_card_at(605, 370), _card_at(622, 365), top]
+    image = cv2.cvtColor(_frame(cards), cv2.COLOR_GRAY2BGR)
+    maps = _maps([_hull(*cards)], [_hull(*cards), top], 0.55)
+    config = DetectConfig(seg_zoom=1.0)
+    strongest = detect_module._strong_lines
+
+    def top_end_weak(crop: np.ndarray, votes: int, cfg: DetectConfig) -> np.ndarray:
+        lines = strongest(crop, votes, cfg)
+        level = np.abs(np.degrees(lines[:, 1]) - 90.0) < 5.0
+        return lines[~(level & (lines[:, 0] < 40.0))]  # (the top end lies about 30 px into the crop)
+
+    monkeypatch.setattr(detect_module, "_strong_lines", top_end_weak)
+    found = _detect_segmented(image, _MapsOf(maps), config, maps)  # type: ignore[arg-type]
+    assert len(found) == 1 and _corner_error(top, found[0].quad.as_array()) < 4.0
+    monkeypatch.setattr(detect_module, "_with_sides", lambda lines, quad: lines)
+    alone = _detect_segmented(image, _MapsOf(maps), config, maps)  # type: ignore[arg-type]
+    assert len(alone) == 1 and _corner_error(top, alone[0].quad.as_array()) > 20.0
