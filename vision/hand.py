@@ -626,6 +626,18 @@ def _plaster_band(crop: np.ndarray, hidden: np.ndarray, kind: CardKind, flipped:
         return None
     lab = cv2.cvtColor(crop[y0:y1, x0:x1], cv2.COLOR_BGR2LAB).astype(np.float32)
     paper = np.median(lab.reshape(-1, 3), axis=0)  # (the plasters fill well under half the band)
+    win = int(round(BLISTER_H_MM * ppy))
+    lo, hi = 0, len(lab) - win + 1  # the rows the band may start on
+    if kind is CardKind.FINISH:
+        # the row lies below the chequered banner (above it, turned): the band starts clear of
+        # its rows, whose blurred squares' edges look warm and off the paper, and the paper is
+        # taken from the rows outside it (its squares blur the paper between them)
+        banner = np.nonzero((lab[..., 0] < 0.55 * float(paper[0])).mean(axis=1) > BANNER_DARK)[0]
+        if len(banner):
+            clear = (0, int(banner[0]) - BANNER_CLEAR_PX - win + 1) if flipped else (int(banner[-1]) + BANNER_CLEAR_PX, hi)
+            if clear[0] < clear[1]:
+                lo, hi = clear
+                paper = np.median(lab[lo:hi + win - 1].reshape(-1, 3), axis=0)
     d = lab - paper
     # plaster marks: off the paper's colour, warmer, not dark print nor a red blossom
     off_mag = np.sqrt((d ** 2).sum(axis=2))
@@ -633,12 +645,18 @@ def _plaster_band(crop: np.ndarray, hidden: np.ndarray, kind: CardKind, flipped:
     warm = (off_mag > 10) & (d[..., 2] > 3) & light
     # (as the warm marks: not dark print nor a blossom; any pixel not cooler than the paper)
     off = (off_mag > BAND_OFF) & (d[..., 2] > 0) & light
-    win = int(round(BLISTER_H_MM * ppy))
     rows = np.convolve((off if by_off else warm).mean(axis=1), np.ones(win) / win, mode="valid")
-    best = int(np.argmax(rows))
+    best = lo + int(np.argmax(rows[lo:hi]))
     return _Band(warm[best:best + win].mean(axis=0) > 0.3, x0, x1, off[best:best + win].mean(axis=0).astype(np.float32))
 
 
+BANNER_DARK = 0.15
+"""Share of a band row's pixels darker than 0.55 of the paper from which the row is a FINISH's
+chequered banner (film 119's F4 and 136's F4, one plaster each just under the banner, half
+hidden: the band was found at the banner's lower row, its squares' fringes taken for plaster
+marks or for paper off before the plaster, and the counts left open)."""
+BANNER_CLEAR_PX = 2
+"""Crop rows between a FINISH's banner and its blister band (the squares' blur)."""
 BAND_OFF = 16.0
 """Smallest colour distance (Lab) from the band's paper of a pixel off the paper (a plaster's
 outline and its pale middle; the warm test alone misses a plaster in a cooler light)."""

@@ -879,6 +879,36 @@ def test_a_finish_whose_count_is_missed_in_a_crop_turned_with_its_slanting_side_
     assert finish_read(config).blisters is None
 
 
+@pytest.mark.parametrize("low_mm, banner_end_mm, square_mm", [(2.5, 51.5, 2.0), (3.0, 52.5, 2.5)])
+def test_a_covered_finish_band_is_looked_for_below_its_chequered_banner(monkeypatch, low_mm, banner_end_mm, square_mm):
+    # Films 119 and 136: a FINISH's one plaster just under its chequered banner, half hidden, the
+    # crop placed a few millimetres high. The band was found at the banner's lower row (its
+    # blurred squares also made the paper between them the band's paper, so the paper below
+    # looked warm everywhere): the count was left open. The band now starts clear of the banner.
+    from vision import hand
+    from vision.read.reader import BLISTER_H_MM, BLISTER_MM, BLISTER_ROW_MM, CARD_H_MM, CARD_W_MM, READ_H, READ_W
+
+    ppx, ppy = READ_W / CARD_W_MM, READ_H / CARD_H_MM
+    crop = np.full((READ_H, READ_W, 3), PAPER, np.uint8)
+    cv2.rectangle(crop, (0, 0), (READ_W - 1, READ_H - 1), (150, 60, 20), int(2.5 * ppx))
+    for i, y in enumerate(np.arange(40.0, banner_end_mm, square_mm)):
+        for j, x in enumerate(np.arange(3.0, CARD_W_MM - 3.0, square_mm)):
+            if (i + j) % 2 == 0:
+                cv2.rectangle(crop, (int(x * ppx), int(y * ppy)),
+                              (int((x + square_mm) * ppx), int(min(y + square_mm, banner_end_mm) * ppy)), (120, 40, 20), -1)
+    top = BLISTER_ROW_MM[CardKind.FINISH] + low_mm
+    cv2.ellipse(crop, (int(CARD_W_MM / 2 * ppx), int((top + BLISTER_H_MM / 2) * ppy)),
+                (int(BLISTER_MM / 2 * ppx), int(BLISTER_H_MM / 2 * ppy)), 0, 0, 360, PLASTER, -1)
+    crop = cv2.GaussianBlur(crop, (7, 7), 0)
+    hidden = np.zeros(crop.shape[:2], bool)
+    hidden[:, int(30.5 * ppx):] = True
+    crop[hidden] = (150, 60, 20)
+    count, conf = hand._count_from_left_end(crop, hidden, CardKind.FINISH, False)
+    assert count == 1 and conf > 0.9
+    monkeypatch.setattr(hand, "BANNER_DARK", 2.0)  # no row is the banner
+    assert hand._count_from_left_end(crop, hidden, CardKind.FINISH, False)[1] == 0.0
+
+
 def test_a_covered_card_whose_side_slants_by_perspective_is_read_with_level_edges(monkeypatch):
     # A camera looking at the table aslant (the frame's far side 5% narrower on each end): the
     # cards' sides slant while their top and bottom edges stay level. A crop turned as far as
