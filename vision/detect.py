@@ -164,6 +164,15 @@ class DetectConfig:
     card overlaps (helps on real photos whose look the network has not learned; costs time)."""
     fuse_min_confidence: float = 0.7
     """Smallest confidence of a classical card added by ``fuse_classical``."""
+    seg_beside_unsure: float = 0.25
+    """On a frame the classical path runs for (``seg_max_unsure``) with up to this share of unsure
+    map pixels, the network's cards of at least ``seg_beside_confidence`` and a card's shape that
+    lie beside every classical card are kept too: the network sees some cards the classical path
+    misses (real photos cam_image46's king and cam_image48's jack on the dark, shadowed half of
+    the table, unsure shares 0.155 and 0.181). More unsure frames (the single-card photos, 0.5
+    to 0.67) are left to the classical path alone: there the network outlines shadows and grain."""
+    seg_beside_confidence: float = 0.6
+    """See ``seg_beside_unsure``."""
     seg_fuse_unsure: float = 0.05
     """On a frame the network is used for but partly unsure about (more than this share of unsure
     map pixels, see ``seg_max_unsure``; the real photos the network is used for have 0.07 to
@@ -210,7 +219,10 @@ def detect_cards(image: np.ndarray, config: DetectConfig = DetectConfig()) -> li
             maps = segmenter.maps(frame)
             if maps.unsure_share() > config.seg_max_unsure:
                 # a scene unlike the network's training (e.g. real wood grain): classical path
-                return _detect_classical(frame, config)
+                found = _detect_classical(frame, config)
+                if maps.unsure_share() <= config.seg_beside_unsure:
+                    found = _beside(found, _detect_segmented(frame, segmenter, config, maps), config)
+                return found
             found = _detect_segmented(frame, segmenter, config, maps)
             if config.fuse_classical or maps.unsure_share() > config.seg_fuse_unsure:
                 # (not closed across thin lines: that joins a fan of cards the network sees apart,
@@ -218,6 +230,26 @@ def detect_cards(image: np.ndarray, config: DetectConfig = DetectConfig()) -> li
                 found = _fuse(found, _detect_classical(frame, config, bridged=False), config, maps, frame.shape[:2])
             return found
     return _detect_classical(frame, config)
+
+
+BESIDE_OVERLAP = 0.1
+"""A segmented card kept beside the classical ones (see ``DetectConfig.seg_beside_unsure``)
+overlaps none of them by more than this share of its area."""
+
+
+def _beside(classical: list[Detection], segmented: list[Detection], config: DetectConfig) -> list[Detection]:
+    """The ``classical`` cards and the confident ``segmented`` cards of a plausible shape lying
+    beside all of them (see ``DetectConfig.seg_beside_unsure``), most confident first."""
+    out = list(classical)
+    for det in segmented:
+        quad = det.quad.as_array()
+        area = abs(_shoelace(quad))
+        if (det.confidence >= config.seg_beside_confidence and _plausible_shape(quad, config)
+                and all(_poly_overlap(_clockwise(quad), _clockwise(o.quad.as_array())) <= BESIDE_OVERLAP * area
+                        for o in out)):
+            out.append(det)
+    out.sort(key=lambda d: -d.confidence)
+    return out
 
 
 FUSE_TOUCH = 0.2
