@@ -137,7 +137,8 @@ class TrackConfig:
     ``move_tolerance``: a corner may wander this fraction of the card size (square root of its
     area), but at least ``min_move_px`` pixels, before the card counts as moved.
     ``iou_match``: least overlap for an observation to continue a track.
-    ``appearance_bonus``: added to the IoU score when the reading agrees with the track.
+    ``appearance_bonus``: added to the IoU score when the reading names the track's card (its blister
+    count and date precision aside).
     ``vote_window``/``min_votes``/``vote_share``: reading confirmation (see module doc).
     ``min_confidence``: observations below it do not vote.
     ``hidden_min_confidence``: a card vision flags as partly hidden votes only when read at
@@ -488,7 +489,11 @@ class CardTracker:
                 iou = quad_iou(track.quad, obs.quad)
                 if iou < self.config.iou_match:
                     continue
-                bonus = self.config.appearance_bonus if track.reading is not None and reading == track.reading else 0.0
+                # (the same card whatever blister count or date precision was read: film 136's F3,
+                # read with its count once at rest, lost the bonus to an unread outline's track,
+                # whose move then restarted its rest, and the day's end was missed)
+                same = track.reading is not None and reading.known and reading.bare == track.reading.bare
+                bonus = self.config.appearance_bonus if same else 0.0
                 pairs.append((iou + bonus, oi, track.track_id))
         pairs.sort(key=lambda p: (-p[0], p[1], p[2]))
         used_obs: set[int] = set()

@@ -640,3 +640,24 @@ def test_a_date_read_now_whole_now_as_its_year_alone_is_one_card_at_rest():
         other.frame([card.obs(date=CardDate(1958)) if k >= 20 else card.obs()])
     assert [e.card.reading.date for _, e in settled(run(CardTracker(), other))] == [CardDate(1985, 8, 17),
                                                                                    CardDate(1958)]
+
+
+def test_an_outline_read_as_the_same_card_with_its_count_continues_that_cards_track():
+    # Film 136's F3 on the pile: read as a FINISH with no count, then outlined a little off
+    # with its count read (2), overlapping an unread outline's place more than its own. Named
+    # as the same card whatever its count, it continues its own track (the appearance bonus):
+    # given to the unread outline's track instead, that track moved, F3's went missing and was
+    # taken away, and the day's end was missed.
+    finish = Card(640, 360, CardKind.FINISH, 50, None)
+    unread = card_quad(640 + 14, 360 + 20)
+    shifted = finish.at(640 + 9, 360 + 13)  # IoU 0.57 with its own place, 0.73 with the unread one
+    film = Film(seed=9)
+    film.still([finish], 30)
+    for _ in range(3):
+        film.frame([finish.obs(), _unread(unread)])
+    for _ in range(SETTLE_FRAMES + LOST_FRAMES + 5):
+        film.frame([shifted.obs(blisters=2)])
+    events = run(CardTracker(), film)
+    assert removed(events) == []
+    later = [e for i, e in settled(events) if i >= 30]
+    assert len(later) == 1 and later[0].previous is not None and later[0].previous.kind is CardKind.FINISH
