@@ -301,3 +301,21 @@ def test_a_ring_opened_down_to_a_small_blob_is_not_rescued() -> None:
     contour = max(contours, key=cv2.contourArea)
     area = cv2.contourArea(contour)
     assert _rescue(contour, area, _probe_image(img), 0.004 * h * w, 0.6 * h * w, DetectConfig()) is None
+
+
+def test_the_networks_cards_beside_the_classical_ones_are_kept_on_a_frame_left_to_the_classical_path() -> None:
+    # Real photos cam_image46 and cam_image48 (0.155 and 0.181 of the map unsure: the classical
+    # path's): the network found a king and a jack on the dark half of the table that the
+    # classical path missed. Its confident cards of a plausible shape beside every classical
+    # card are kept; one over a classical card, an unsure one, or one of no card's shape is not.
+    from vision.detect import _beside
+    from vision.types import Detection, Quad
+
+    def det(x: float, y: float, conf: float, w: float = 160.0, h: float = 225.0) -> Detection:
+        return Detection(Quad(((x, y), (x + w, y), (x + w, y + h), (x, y + h))), conf)
+
+    config = DetectConfig()
+    classical = [det(380, 60, 0.99), det(380, 310, 0.99)]
+    king, over, unsure, sliver = det(186, 55, 0.64), det(390, 70, 0.9), det(600, 60, 0.4), det(600, 320, 0.9, 160.0, 20.0)
+    kept = _beside(classical, [king, over, unsure, sliver], config)
+    assert kept[:2] == classical and kept[2:] == [king]
