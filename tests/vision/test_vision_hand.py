@@ -801,6 +801,16 @@ def test_a_plaster_split_by_its_pale_middle_still_starts_the_row():
     assert _finish_from_row_start(crop, hidden, False, frozenset({0, 1, 2})) == (2, 0.75)
 
 
+def _measured_band(marks: str, profile: str, share: dict[str, float]):
+    """A stand-in for :func:`vision.hand._plaster_band` giving a band as measured on a film: per
+    column from the frame line (crop column 20), ``marks`` '#' where plaster marks run, and
+    ``profile`` the share of rows off the paper by symbol."""
+    from vision import hand
+
+    return lambda *args, **kwargs: hand._Band(np.array([c == "#" for c in marks]), 20, 20 + len(marks),
+                                              np.array([share[c] for c in profile], np.float32))
+
+
 def test_a_faint_run_leading_into_the_plaster_marks_is_where_the_row_starts(monkeypatch):
     # Film 124's G3 under the next card (band as measured: per column, marks '#', and '+' a few
     # of the rows off the paper): the left half of its first plaster, a cool pale outline, was
@@ -811,11 +821,7 @@ def test_a_faint_run_leading_into_the_plaster_marks_is_where_the_row_starts(monk
     marks = "." * 65 + "#" * 15 + "..." + "#" * 14 + ".."
     off = "." * 43 + "+" * 9 + "." + "+" * 11 + "#" * 15 + "+...+" + "#" * 15
     crop, hidden = _covered_crop(CardKind.GLADIOLA, 0, 29.0)
-
-    def band(profile: str):
-        share = {"#": 0.5, "+": 0.2, ".": 0.0}
-        return lambda *args, **kwargs: hand._Band(np.array([c == "#" for c in marks]), 20, 20 + len(marks),
-                                                  np.array([share[c] for c in profile], np.float32))
+    band = lambda profile: _measured_band(marks, profile, {"#": 0.5, "+": 0.2, ".": 0.0})  # noqa: E731
 
     monkeypatch.setattr(hand, "_plaster_band", band(off))
     count, conf = hand._count_from_left_end(crop, hidden, CardKind.GLADIOLA, False)
@@ -838,11 +844,7 @@ def test_a_blurred_halo_before_the_plaster_marks_does_not_start_the_row(monkeypa
     marks = "." * 83 + "#" * 30
     off = "." * 72 + "+" * 11 + "#" * 30
     crop, hidden = _covered_crop(CardKind.FINISH, 1, 33.9)
-
-    def band(profile: str):
-        share = {"#": 0.9, "+": 0.5, ".": 0.0}
-        return lambda *args, **kwargs: hand._Band(np.array([c == "#" for c in marks]), 20, 20 + len(marks),
-                                                  np.array([share[c] for c in profile], np.float32))
+    band = lambda profile: _measured_band(marks, profile, {"#": 0.9, "+": 0.5, ".": 0.0})  # noqa: E731
 
     monkeypatch.setattr(hand, "_plaster_band", band(off))
     count, conf = hand._count_from_left_end(crop, hidden, CardKind.FINISH, False)
