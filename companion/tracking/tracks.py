@@ -492,7 +492,8 @@ class CardTracker:
                 # (the same card whatever blister count or date precision was read: film 136's F3,
                 # read with its count once at rest, lost the bonus to an unread outline's track,
                 # whose move then restarted its rest, and the day's end was missed)
-                same = track.reading is not None and reading.known and reading.bare == track.reading.bare
+                same = track.reading is not None and (reading == track.reading
+                                                      or (reading.known and reading.bare == track.reading.bare))
                 bonus = self.config.appearance_bonus if same else 0.0
                 pairs.append((iou + bonus, oi, track.track_id))
         pairs.sort(key=lambda p: (-p[0], p[1], p[2]))
