@@ -217,14 +217,15 @@ def detect_cards(image: np.ndarray, config: DetectConfig = DetectConfig()) -> li
         segmenter = load_segmenter(Path(config.segmenter_path))
         if segmenter is not None:
             maps = segmenter.maps(frame)
-            if maps.unsure_share() > config.seg_max_unsure:
+            unsure = maps.unsure_share()
+            if unsure > config.seg_max_unsure:
                 # a scene unlike the network's training (e.g. real wood grain): classical path
                 found = _detect_classical(frame, config)
-                if maps.unsure_share() <= config.seg_beside_unsure:
+                if unsure <= config.seg_beside_unsure:
                     found = _beside(found, _detect_segmented(frame, segmenter, config, maps), config)
                 return found
             found = _detect_segmented(frame, segmenter, config, maps)
-            if config.fuse_classical or maps.unsure_share() > config.seg_fuse_unsure:
+            if config.fuse_classical or unsure > config.seg_fuse_unsure:
                 # (not closed across thin lines: that joins a fan of cards the network sees apart,
                 # and a whole card it does not see is not cut by a line but by its unsureness)
                 found = _fuse(found, _detect_classical(frame, config, bridged=False), config, maps, frame.shape[:2])
@@ -2084,7 +2085,7 @@ def _strong_lines(crop: np.ndarray, votes: int, config: DetectConfig) -> np.ndar
     found = cv2.HoughLines(cv2.Canny(crop, config.canny_low, config.canny_high), 1, np.pi / 360, max(8, votes))
     lines: list[tuple[float, float]] = []
     for rho, theta in found[:, 0, :] if found is not None else ():
-        if all(abs(rho - r) > 2 or _angle_apart(theta, t) > math.radians(2) for r, t in lines):
+        if _apart_from(float(rho), float(theta), lines):
             lines.append((float(rho), float(theta)))
             if len(lines) >= TOP_LINES:
                 break
@@ -2093,7 +2094,7 @@ def _strong_lines(crop: np.ndarray, votes: int, config: DetectConfig) -> np.ndar
 
 def _with_sides(lines: np.ndarray, quad: np.ndarray) -> np.ndarray:
     """``lines`` (rows ``(rho, theta)``) and the sides of ``quad`` (same pixels) as lines, those
-    within 2 pixels and 2 degrees of a line already there left out: a pile's top card often
+    not :func:`_apart_from` a line already there left out: a pile's top card often
     shares a side or two with the pile's outline, and its edge there, running close beside the
     edges of the cards below, may make no line strong enough (film 154's W49 on a pile squared up
     below it: its top end the pile's, not among the 60 strongest lines, and its walk missed)."""
@@ -2104,9 +2105,14 @@ def _with_sides(lines: np.ndarray, quad: np.ndarray) -> np.ndarray:
             continue
         theta = math.atan2(-d[0], d[1]) % math.pi  # the normal's direction, as cv2.HoughLines gives it
         rho = float(a[0] * math.cos(theta) + a[1] * math.sin(theta))
-        if all(abs(rho - r) > 2 or _angle_apart(theta, t) > math.radians(2) for r, t in out):
+        if _apart_from(rho, theta, out):
             out.append((rho, theta))
     return np.array(out, np.float64).reshape(-1, 2)
+
+
+def _apart_from(rho: float, theta: float, lines: Sequence[tuple[float, float]]) -> bool:
+    """Whether the line ``(rho, theta)`` lies more than 2 pixels or 2 degrees from each of ``lines``."""
+    return all(abs(rho - r) > 2 or _angle_apart(theta, t) > math.radians(2) for r, t in lines)
 
 
 def _card_quads(lines: np.ndarray, low: float, high: float) -> tuple[np.ndarray, np.ndarray]:

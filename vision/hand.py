@@ -1539,11 +1539,14 @@ def _read_row(image: np.ndarray, box: np.ndarray, config: HandConfig,
         if first.kind is CardKind.UNKNOWN or uncounted:
             piece, index = read_piece(level, covers, shown_mm, False)
             again = piece[3]
-            if (again.kind is not CardKind.UNKNOWN if not uncounted else
-                    again.kind is first.kind and again.value == first.value and again.blisters is not None
-                    # (a level FINISH crop's band may run along the chequer's lower edge: a count
-                    # no FINISH of the deck has is print)
-                    and (again.kind is not CardKind.FINISH or again.blisters in config.finish_blisters)):
+            if not uncounted:
+                better = again.kind is not CardKind.UNKNOWN
+            else:
+                # (a level FINISH crop's band may run along the chequer's lower edge: a count no
+                # FINISH of the deck has is print)
+                better = (again.kind is first.kind and again.value == first.value and again.blisters is not None
+                          and (again.kind is not CardKind.FINISH or again.blisters in config.finish_blisters))
+            if better:
                 pieces[i], indices[i] = piece, index
     readings = _lone_digits_checked([p[3] for p in pieces], indices, config.deck)
     cards = [HandCard(quad=Quad.from_array(quad_img), shown_mm=shown_mm, whole=whole, kind=reading.kind,
