@@ -441,6 +441,7 @@ def _detect_segmented(
     guessed: list[tuple[Detection, np.ndarray | None]] = []
     dropped: list[int] = []  # pieces of one region each dropped for their size or shape
     partial: list[int] = []  # pieces of one region each kept as partly hidden
+    small_parts: list[int] = []  # those of them in full view, only small (see ``JOIN_SMALL``)
     made_of: dict[int, tuple[int, int]] = {}  # the two pieces each joined piece is made of
     guessed_from: list[int] = []  # the piece of each guessed detection
     first_joined = len(pieces)  # pieces from here on are two pieces joined
@@ -448,7 +449,7 @@ def _detect_segmented(
     def queue() -> Iterator[int]:
         """The pieces in turn, then the dropped ones joined (see :func:`_joined`)."""
         yield from range(first_joined)
-        for joined_piece, parts in _joined(pieces, dropped, partial, masks):
+        for joined_piece, parts in _joined(pieces, dropped, partial, masks, small_parts):
             pieces.append(joined_piece)
             hidden.append(True)
             made_of[len(pieces) - 1] = parts
@@ -497,6 +498,8 @@ def _detect_segmented(
                  and quad_area < JOIN_SMALL * typical_area)
         if (occluded and not pile or small) and id(piece) in masks and not at_border:
             partial.append(k)
+            if small:
+                small_parts.append(k)
         # Map pixel centres to frame pixel centres (the map is an area-resampled copy).
         full = (quad + 0.5) / factor - 0.5
         support = 1.0
@@ -587,28 +590,34 @@ joined piece is kept only as a card in full view or as a pile whose top card is 
 and then in place of the partly hidden piece it was made of."""
 JOIN_MOST = 8
 """At most this many pieces are tried in pairs (the biggest first)."""
-JOIN_SMALL = 0.6
-"""A piece in full view under this share of the typical card's area may be joined too (it stays
-a card unless the join finds one): film 153's W16 on the walk pile, cut at its row of plaster
-marks into its lower end (0.41 of a card, a card's shape in perspective) and its upper part with
-the cards below (a pile whose top card is not inside it), was read on none of the 11 frames it
-lay on top, and its walk was missed. A pile outline with no top card and no guess inside it is
-tried joined as a dropped piece."""
+JOIN_SMALL = 0.7
+"""A piece in full view under this share of the typical card's area may be joined too, with a
+dropped piece or one kept as partly hidden (it stays a card unless the join finds one): film
+153's W16 on the walk pile, cut at its row of plaster marks into its lower end (0.41 of a card,
+a card's shape in perspective) and its upper part with the cards below (a pile whose top card is
+not inside it), was read on none of the 11 frames it lay on top, and its walk was missed. Film
+156's W38, cut there too, left an upper part of 0.62 to 0.69 of a card in full view (0.6 here
+then) and a lower end with the cards below, dropped on some frames, kept as a partly hidden card
+on others: its walk was missed. A pile outline with no top card and no guess inside it is tried
+joined as a dropped piece."""
 
 
-def _joined(pieces: list[_Piece], dropped: list[int], partial: list[int],
-            masks: dict[int, np.ndarray]) -> list[tuple[_Piece, tuple[int, int]]]:
-    """Pieces made of a ``dropped`` piece and another dropped or ``partial`` piece whose regions
-    (``masks``, by piece id) touch, the gap between them closed (see ``JOIN_GAP``), each with
-    the two it is made of."""
-    if not dropped:
+def _joined(pieces: list[_Piece], dropped: list[int], partial: list[int], masks: dict[int, np.ndarray],
+            small: Sequence[int] = ()) -> list[tuple[_Piece, tuple[int, int]]]:
+    """Pieces made of a ``dropped`` or ``small`` piece (in full view, also in ``partial``, see
+    ``JOIN_SMALL``) and another dropped or ``partial`` piece whose regions (``masks``, by piece
+    id) come within ``JOIN_GAP`` pixels, the gap between them closed, each with the two it is
+    made of."""
+    loose = set(dropped) | set(small)
+    if not loose:
         return []
     chosen = sorted(dropped + partial, key=lambda k: -int(np.count_nonzero(masks[id(pieces[k])])))[:JOIN_MOST]
     kernel = np.ones((3, 3), np.uint8)
-    near = {k: cv2.dilate(masks[id(pieces[k])], kernel, iterations=JOIN_GAP) for k in chosen}
+    # grown by one pixel more than the gap, to reach the other region across it
+    near = {k: cv2.dilate(masks[id(pieces[k])], kernel, iterations=JOIN_GAP + 1) for k in chosen}
     out: list[tuple[_Piece, tuple[int, int]]] = []
     for a, b in itertools.combinations(chosen, 2):
-        if (a not in dropped and b not in dropped) or not np.any(near[a] & masks[id(pieces[b])]):
+        if (a not in loose and b not in loose) or not np.any(near[a] & masks[id(pieces[b])]):
             continue
         union = cv2.morphologyEx(masks[id(pieces[a])] | masks[id(pieces[b])], cv2.MORPH_CLOSE, kernel,
                                  iterations=JOIN_GAP)

@@ -470,6 +470,51 @@ def test_a_pile_top_cut_into_a_strip_of_a_cards_shape_and_an_outline_without_it_
     assert all(_corner_error(top, d.quad.as_array()) > 20.0 for d in near_pile())
 
 
+def test_a_pile_top_cut_into_two_thirds_of_a_card_and_an_outline_is_found_whole(monkeypatch) -> None:
+    # As above, the upper part the bigger one: about 0.7 of a card in full view, the lower end
+    # with the card below sticking out under it (film 156's W38, its upper part 0.62 to 0.69 of
+    # a card, missed with pieces under 0.6 of a card joined only).
+    lone, top = _card_at(300, 360), _card_at(640, 360)
+    cards = [_card_at(650, 410, -8.0), top]
+    image = cv2.cvtColor(_frame([lone] + cards), cv2.COLOR_GRAY2BGR)
+    maps = _cut_pile_maps([lone], cards, 0.66)
+    config = DetectConfig(seg_zoom=1.0)
+
+    def near_pile() -> list[Detection]:
+        found = _detect_segmented(image, _MapsOf(maps), config, maps)  # type: ignore[arg-type]
+        return [d for d in found if d.quad.as_array()[:, 0].mean() > 450]
+
+    found = near_pile()
+    assert len(found) == 1 and found[0].visible
+    assert _corner_error(top, found[0].quad.as_array()) < 6.0
+    monkeypatch.setattr(detect_module, "JOIN_SMALL", 0.6)
+    assert all(_corner_error(top, d.quad.as_array()) > 20.0 for d in near_pile())
+
+
+def test_a_small_piece_in_full_view_is_joined_with_a_partly_hidden_one_across_a_two_pixel_gap() -> None:
+    # Film 156's W38 on the walk pile, cut at its row of plaster marks: its upper part in full
+    # view, 0.62 to 0.69 of a card, and its lower end with the cards below, kept as a partly
+    # hidden card on some frames, two map pixels apart. The two are tried joined; not a piece
+    # of neither kind (two partly hidden ones), nor two regions three pixels apart.
+    from vision.detect import _joined, _region_piece
+    from vision.segment import CardRegion
+
+    def region(y0: int, y1: int) -> np.ndarray:
+        mask = np.zeros((120, 120), np.uint8)
+        mask[y0:y1, 40:75] = 255
+        return mask
+
+    def pairs(gap: int, small: list[int]) -> list[tuple[int, int]]:
+        upper, lower = region(20, 60), region(60 + gap, 90)
+        pieces = [_region_piece(CardRegion(m, int(np.count_nonzero(m)), 0.9)) for m in (upper, lower)]
+        masks = {id(p): m for p, m in zip(pieces, (upper, lower))}
+        return [parts for _, parts in _joined(pieces, [], [0, 1], masks, small)]
+
+    assert pairs(2, [0]) == [(0, 1)]
+    assert pairs(2, []) == []
+    assert pairs(3, [0]) == []
+
+
 def test_a_top_card_sharing_a_side_with_its_piles_outline_is_found_when_that_side_makes_no_strong_line(monkeypatch) -> None:
     # Film 154's W49 on a pile squared up below it, the cards below sticking out at the left and
     # at the bottom: the top card's upper end is the pile's, and running close beside the ends
