@@ -462,9 +462,11 @@ def _detect_segmented(
         completed = k in grown
         quad = grown.get(k, piece.quad)
         quad_area = abs(_shoelace(quad))
-        if not (min_area <= quad_area <= max_area):
-            continue
         at_border = _touches_border(quad, mw, mh, 1.5)
+        if not (min_area <= quad_area <= max_area):
+            if quad_area < min_area and id(piece) in masks and not at_border:
+                dropped.append(k)  # maybe the end of a card cut off by a band across it (see ``JOIN_SMALL``)
+            continue
         shapeless = not _plausible_shape(quad, config)
         # a partly hidden piece too big for one card, or of a card's size or more but no card's
         # shape (cards sticking out from under it on two sides: film 123's W39 on the START card),

@@ -491,6 +491,29 @@ def test_a_pile_top_cut_into_two_thirds_of_a_card_and_an_outline_is_found_whole(
     assert all(_corner_error(top, d.quad.as_array()) > 20.0 for d in near_pile())
 
 
+def test_a_pieces_end_smaller_than_any_card_is_offered_for_joining(monkeypatch) -> None:
+    # Film 159's W38 on the walk pile, cut at its row of plaster marks near its lower end: that
+    # end, under the least card area, was left out, so the upper part (with the cards below)
+    # could not be joined with it and the card went unread, its walk missed. Such an end is now
+    # tried joined like any piece dropped for its size.
+    lone, top = _card_at(300, 360), _card_at(640, 380)
+    cards = [_card_at(625, 350), top]
+    image = cv2.cvtColor(_frame([lone] + cards), cv2.COLOR_GRAY2BGR)
+    maps = _cut_pile_maps([lone], cards, 0.82)
+    config = DetectConfig(seg_zoom=1.0)
+    least = config.min_area_frac * maps.interior.size
+    offered: list[list[float]] = []
+    joined = detect_module._joined
+
+    def spy(pieces, dropped, *rest):  # type: ignore[no-untyped-def]
+        offered.append([abs(detect_module._shoelace(pieces[k].quad)) for k in dropped])
+        return joined(pieces, dropped, *rest)
+
+    monkeypatch.setattr(detect_module, "_joined", spy)
+    _detect_segmented(image, _MapsOf(maps), config, maps)  # type: ignore[arg-type]
+    assert len(offered) == 1 and len(offered[0]) == 1 and offered[0][0] < least
+
+
 def test_a_small_piece_in_full_view_is_joined_with_a_partly_hidden_one_across_a_two_pixel_gap() -> None:
     # Film 156's W38 on the walk pile, cut at its row of plaster marks: its upper part in full
     # view, 0.62 to 0.69 of a card, and its lower end with the cards below, kept as a partly
