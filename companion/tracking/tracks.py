@@ -564,8 +564,12 @@ class CardTracker:
                 agreeing = self._agreeing(track, track.reading)
                 track.glimpsed = (track.glimpsed + [Glimpse(track.reading, agreeing)])[-GLIMPSES_KEPT:]
             if track.reading is not None and not _counted_anew(track.reading, majority):
-                # the card changed when the new reading started to be seen, not when it won
+                # the card changed when the new reading started to be seen, not when it won; it
+                # rests where it is seen now, not where the track's outline was as it came in
+                # (film 156's G2 laid over G1 in the fanned row: the outline moved on to it with
+                # the hand, and, a few pixels on from there, moved again after it had rested)
                 track.last_change = max(track.last_change, since)
+                track.anchor = obs.quad
                 if track.reading.known and majority.bare != track.reading.bare:
                     track.arrived = max(track.arrived, since)
             track.reading = majority

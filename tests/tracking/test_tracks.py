@@ -661,3 +661,29 @@ def test_an_outline_read_as_the_same_card_with_its_count_continues_that_cards_tr
     assert removed(events) == []
     later = [e for i, e in settled(events) if i >= 30]
     assert len(later) == 1 and later[0].previous is not None and later[0].previous.kind is CardKind.FINISH
+
+
+def test_a_card_laid_over_another_rests_where_it_is_seen_once_it_is_read():
+    # Film 156's G2 laid over G1 in the fanned gladiola row: G1's track follows G2 in with the
+    # hand (still read as G1), then G2 is read; its outline a few pixels on from where the hand
+    # brought the track counted as a move and restarted its rest, and the next hand came before
+    # it settled: the gladiola was missed. The card read anew rests where it is seen then.
+    g1 = Card(900, 300, CardKind.GLADIOLA, None, 1)
+    g2 = Card(909, 301, CardKind.GLADIOLA, None, 2)
+    film = Film(seed=5)
+    film.still([W30, g1], 30)
+    busy_from = len(film.frames)
+    for _ in range(4):
+        film.frame([W30.obs(), g1.obs(dx=12.0)])
+    calm_from = len(film.frames)
+    for k in range(12):
+        film.frame([W30.obs(), g2.obs(dx=-2.0 if k >= SETTLE_FRAMES else 0.0)])
+    busy_again = len(film.frames)
+    film.still([W30, g2], 10)
+    tracker = CardTracker()
+    got = []
+    for i, result in enumerate(film.results()):
+        hand = True if busy_from <= i < calm_from or i >= busy_again else None
+        got.extend((i, e) for e in tracker.update(i / FPS, result, hand=hand))
+    late = [(i, e.card.reading.blisters) for i, e in settled(got) if i >= busy_from]
+    assert late == [(calm_from + SETTLE_FRAMES, 2)]
