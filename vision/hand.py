@@ -428,6 +428,9 @@ def _outer_rows(strip: np.ndarray, x0: int, x1: int, expect: tuple[float, float]
     return found[0], found[1]
 
 
+OTHER_EDGE_MM = 1.5
+"""An unread card is cut again at each top or bottom edge found in its strip at least this far
+from where it was cut (see :func:`_read_row`)."""
 LEVEL_SLANT_DEG = 3.0
 """Smallest slant of a covered card's side edge for an unread crop to be cut again with the
 card's top and bottom edges level (see :func:`_read_row`) ..."""
@@ -1503,20 +1506,28 @@ def _read_row(image: np.ndarray, box: np.ndarray, config: HandConfig,
         walk = reading.kind is CardKind.WALK and reading.value is not None
         return (quad_img, shown_mm, whole, reading), (_first_index(crop, hidden) if hidden is not None and walk else None)
 
+    def corners_at(x_mid: float, t: float, top: float) -> np.ndarray:
+        """A card's corners in the strip, its left side through ``x_mid`` (at the band's middle)
+        with slope ``t``, its top edge at row ``top``."""
+        a = math.atan(t)
+        right_v = np.array([math.cos(a), -math.sin(a)])
+        down_v = np.array([math.sin(a), math.cos(a)])
+        top_left = np.array([x_mid + t * (top - mid), top])
+        return np.array([top_left, top_left + width * right_v, top_left + width * right_v + height * down_v,
+                         top_left + height * down_v])
+
     level_cuts: dict[int, tuple[np.ndarray, list, float]] = {}
+    cuts: list[tuple[float, list, float, bool]] = []  # each card's top row, covers, shown_mm, whole
     for i, (x_mid, t) in enumerate(lines[:-1]):
         whole = i == len(lines) - 2
         shown_px = min(width, lines[i + 1][0] - x_mid)
         rows = found[i]
         top = (rows[0] + rows[1]) / 2 - height / 2 if rows is not None and fits[i] else mid - height / 2
-        a = math.atan(t)
-        right_v = np.array([math.cos(a), -math.sin(a)])
-        down_v = np.array([math.sin(a), math.cos(a)])
-        top_left = np.array([x_mid + t * (top - mid), top])
-        corners = np.array([top_left, top_left + width * right_v, top_left + width * right_v + height * down_v,
-                            top_left + height * down_v])
+        corners = corners_at(x_mid, t, top)
+        top_left = corners[0]
         shown_mm = CARD_W_MM if whole else min(CARD_W_MM, shown_px / width * CARD_W_MM)
         covers = [(lines[j], spans[j]) for j in range(i + 1, len(lines) - 1)]
+        cuts.append((top, covers, shown_mm, whole))
         piece, index = read_piece(corners, covers, shown_mm, whole)
         pieces.append(piece)
         indices.append(index)
@@ -1548,6 +1559,22 @@ def _read_row(image: np.ndarray, box: np.ndarray, config: HandConfig,
                           and (again.kind is not CardKind.FINISH or again.blisters in config.finish_blisters))
             if better:
                 pieces[i], indices[i] = piece, index
+    # each card still unread cut again at the other top and bottom edges its strip shows (the
+    # nearest first): the pair nearest the cards' height apart may be a neighbour's edges (fresh
+    # film 159's W30, lying 14 strip pixels higher than the cards beside it: cut at their top
+    # edge, its index was cut off at the top and it went unread, its hand not named)
+    for i, (x_mid, t) in enumerate(lines[:-1]):
+        if pieces[i][3].kind is not CardKind.UNKNOWN:
+            continue
+        top, covers, shown_mm, whole = cuts[i]
+        tops, bottoms = candidates[i]
+        others = sorted({y for y in tops + [b - height for b in bottoms] if abs(y - top) >= OTHER_EDGE_MM * ppm},
+                        key=lambda y: abs(y - top))
+        for other in others:
+            piece, index = read_piece(corners_at(x_mid, t, other), covers, shown_mm, whole)
+            if piece[3].kind is not CardKind.UNKNOWN:
+                pieces[i], indices[i] = piece, index
+                break
     readings = _lone_digits_checked([p[3] for p in pieces], indices, config.deck)
     cards = [HandCard(quad=Quad.from_array(quad_img), shown_mm=shown_mm, whole=whole, kind=reading.kind,
                       value=reading.value, blisters=reading.blisters, flipped=reading.flipped,

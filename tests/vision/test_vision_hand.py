@@ -928,10 +928,36 @@ def test_a_covered_card_whose_side_slants_by_perspective_is_read_with_level_edge
         assert len(hands) == 1
         return sum(c.kind is not CardKind.UNKNOWN for c in hands[0].cards), _check(hands[0].cards, truth)
 
+    monkeypatch.setattr(hand, "OTHER_EDGE_MM", 1e9)  # (no cut at other edges either, see below)
     kinds, walks = read()
     monkeypatch.setattr(hand, "LEVEL_SLANT_DEG", 90.0)  # never cut again
     kinds_turned, walks_turned = read()
     assert kinds > kinds_turned and walks > walks_turned
+
+
+def test_an_unread_covered_card_is_cut_again_at_the_other_edges_its_strip_shows(monkeypatch):
+    # The scene above, with no level cut: a card cut at the top and bottom edges nearest the
+    # cards' height apart may have been cut at a neighbour's edges (fresh film 159's W30, lying
+    # higher than the cards beside it, its index cut off at the top). Unread cards are cut again
+    # at the other edges found in their strips: more cards read, none wrongly.
+    from vision import hand
+
+    image, truth = _shown(11)
+    h, w = image.shape[:2]
+    corners = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    far = np.float32([[0.05 * w, 0], [0.95 * w, 0], [w, h], [0, h]])
+    view = cv2.warpPerspective(image, cv2.getPerspectiveTransform(corners, far), (w, h), borderMode=cv2.BORDER_REPLICATE)
+
+    def read() -> tuple[int, int]:
+        hands = [hand_ for hand_ in read_hands(view) if hand_.count == len(truth)]
+        assert len(hands) == 1
+        return sum(c.kind is not CardKind.UNKNOWN for c in hands[0].cards), _check(hands[0].cards, truth)
+
+    monkeypatch.setattr(hand, "LEVEL_SLANT_DEG", 90.0)
+    kinds, walks = read()
+    monkeypatch.setattr(hand, "OTHER_EDGE_MM", 1e9)
+    kinds_once, walks_once = read()
+    assert kinds > kinds_once and walks > walks_once
 
 
 def test_a_row_whose_cards_look_narrow_for_its_box_is_found_by_the_cards_heights(monkeypatch):
