@@ -444,6 +444,12 @@ def test_a_pile_top_cut_in_two_beside_a_card_in_full_view_is_found_whole(monkeyp
     assert len(alone) == 1 and not alone[0].visible and _corner_error(top, alone[0].quad.as_array()) > 20.0
 
 
+def _near_pile(image: np.ndarray, maps: CardMaps) -> list[Detection]:
+    """The detections right of x = 450 (the pile's side of the frame), without closer looks."""
+    found = _detect_segmented(image, _MapsOf(maps), DetectConfig(seg_zoom=1.0), maps)  # type: ignore[arg-type]
+    return [d for d in found if d.quad.as_array()[:, 0].mean() > 450]
+
+
 def test_a_pile_top_cut_into_a_strip_of_a_cards_shape_and_an_outline_without_it_is_found_whole(monkeypatch) -> None:
     # The network cuts the top card at a band printed across it: its lower end alone is a small
     # region of a card's shape, taken for a card in full view; its upper part, with the cards
@@ -457,17 +463,11 @@ def test_a_pile_top_cut_into_a_strip_of_a_cards_shape_and_an_outline_without_it_
     image = cv2.cvtColor(_frame([lone] + cards), cv2.COLOR_GRAY2BGR)
     maps = _cut_pile_maps([lone], cards, 0.66)
     assert len(card_regions(maps)) == 3
-    config = DetectConfig(seg_zoom=1.0)
-
-    def near_pile() -> list[Detection]:
-        found = _detect_segmented(image, _MapsOf(maps), config, maps)  # type: ignore[arg-type]
-        return [d for d in found if d.quad.as_array()[:, 0].mean() > 450]
-
-    found = near_pile()
+    found = _near_pile(image, maps)
     assert len(found) == 1 and found[0].visible
     assert _corner_error(top, found[0].quad.as_array()) < 6.0
     monkeypatch.setattr(detect_module, "JOIN_SMALL", 0.0)  # the strip stands alone: a card too small
-    assert all(_corner_error(top, d.quad.as_array()) > 20.0 for d in near_pile())
+    assert all(_corner_error(top, d.quad.as_array()) > 20.0 for d in _near_pile(image, maps))
 
 
 def test_a_pile_top_cut_into_two_thirds_of_a_card_and_an_outline_is_found_whole(monkeypatch) -> None:
@@ -478,17 +478,11 @@ def test_a_pile_top_cut_into_two_thirds_of_a_card_and_an_outline_is_found_whole(
     cards = [_card_at(650, 410, -8.0), top]
     image = cv2.cvtColor(_frame([lone] + cards), cv2.COLOR_GRAY2BGR)
     maps = _cut_pile_maps([lone], cards, 0.66)
-    config = DetectConfig(seg_zoom=1.0)
-
-    def near_pile() -> list[Detection]:
-        found = _detect_segmented(image, _MapsOf(maps), config, maps)  # type: ignore[arg-type]
-        return [d for d in found if d.quad.as_array()[:, 0].mean() > 450]
-
-    found = near_pile()
+    found = _near_pile(image, maps)
     assert len(found) == 1 and found[0].visible
     assert _corner_error(top, found[0].quad.as_array()) < 6.0
     monkeypatch.setattr(detect_module, "JOIN_SMALL", 0.6)
-    assert all(_corner_error(top, d.quad.as_array()) > 20.0 for d in near_pile())
+    assert all(_corner_error(top, d.quad.as_array()) > 20.0 for d in _near_pile(image, maps))
 
 
 def test_a_pieces_end_smaller_than_any_card_is_offered_for_joining(monkeypatch) -> None:

@@ -911,13 +911,11 @@ def test_a_covered_finish_band_is_looked_for_below_its_chequered_banner(monkeypa
     assert hand._count_from_left_end(crop, hidden, CardKind.FINISH, False)[1] == 0.0
 
 
-def test_a_covered_card_whose_side_slants_by_perspective_is_read_with_level_edges(monkeypatch):
-    # A camera looking at the table aslant (the frame's far side 5% narrower on each end): the
-    # cards' sides slant while their top and bottom edges stay level. A crop turned as far as
-    # the side slants reads fewer cards; cut again level, they read, none wrongly.
-    from vision import hand
-
-    image, truth = _shown(11)
+def _aslant_reader(seed: int):  # type: ignore[no-untyped-def]
+    """A reader of the shown row of ``_shown(seed)`` seen by a camera looking at the table
+    aslant (the frame's far side 5% narrower on each end): each call reads it anew and returns
+    how many cards were read and how many walk values, every reading checked against the truth."""
+    image, truth = _shown(seed)
     h, w = image.shape[:2]
     corners = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
     far = np.float32([[0.05 * w, 0], [0.95 * w, 0], [w, h], [0, h]])
@@ -928,6 +926,16 @@ def test_a_covered_card_whose_side_slants_by_perspective_is_read_with_level_edge
         assert len(hands) == 1
         return sum(c.kind is not CardKind.UNKNOWN for c in hands[0].cards), _check(hands[0].cards, truth)
 
+    return read
+
+
+def test_a_covered_card_whose_side_slants_by_perspective_is_read_with_level_edges(monkeypatch):
+    # A camera looking at the table aslant (the frame's far side 5% narrower on each end): the
+    # cards' sides slant while their top and bottom edges stay level. A crop turned as far as
+    # the side slants reads fewer cards; cut again level, they read, none wrongly.
+    from vision import hand
+
+    read = _aslant_reader(11)
     monkeypatch.setattr(hand, "OTHER_EDGE_MM", 1e9)  # (no cut at other edges either, see below)
     kinds, walks = read()
     monkeypatch.setattr(hand, "LEVEL_SLANT_DEG", 90.0)  # never cut again
@@ -942,17 +950,7 @@ def test_an_unread_covered_card_is_cut_again_at_the_other_edges_its_strip_shows(
     # at the other edges found in their strips: more cards read, none wrongly.
     from vision import hand
 
-    image, truth = _shown(11)
-    h, w = image.shape[:2]
-    corners = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
-    far = np.float32([[0.05 * w, 0], [0.95 * w, 0], [w, h], [0, h]])
-    view = cv2.warpPerspective(image, cv2.getPerspectiveTransform(corners, far), (w, h), borderMode=cv2.BORDER_REPLICATE)
-
-    def read() -> tuple[int, int]:
-        hands = [hand_ for hand_ in read_hands(view) if hand_.count == len(truth)]
-        assert len(hands) == 1
-        return sum(c.kind is not CardKind.UNKNOWN for c in hands[0].cards), _check(hands[0].cards, truth)
-
+    read = _aslant_reader(11)
     monkeypatch.setattr(hand, "LEVEL_SLANT_DEG", 90.0)
     kinds, walks = read()
     monkeypatch.setattr(hand, "OTHER_EDGE_MM", 1e9)
