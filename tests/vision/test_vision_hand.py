@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 
 import cv2
@@ -911,7 +912,7 @@ def test_a_covered_finish_band_is_looked_for_below_its_chequered_banner(monkeypa
     assert hand._count_from_left_end(crop, hidden, CardKind.FINISH, False)[1] == 0.0
 
 
-def _aslant_reader(seed: int):  # type: ignore[no-untyped-def]
+def _aslant_reader(seed: int) -> Callable[[], tuple[int, int]]:
     """A reader of the shown row of ``_shown(seed)`` seen by a camera looking at the table
     aslant (the frame's far side 5% narrower on each end): each call reads it anew and returns
     how many cards were read and how many walk values, every reading checked against the truth."""
