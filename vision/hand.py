@@ -1516,15 +1516,14 @@ def _read_row(image: np.ndarray, box: np.ndarray, config: HandConfig,
         return np.array([top_left, top_left + width * right_v, top_left + width * right_v + height * down_v,
                          top_left + height * down_v])
 
-    level_cuts: dict[int, tuple[np.ndarray, list, float]] = {}
     cuts: list[tuple[float, list, float, bool]] = []  # each card's top row, covers, shown_mm, whole
+    slanting: list[int] = []  # the covered cards whose side slants (see ``LEVEL_SLANT_DEG``)
     for i, (x_mid, t) in enumerate(lines[:-1]):
         whole = i == len(lines) - 2
         shown_px = min(width, lines[i + 1][0] - x_mid)
         rows = found[i]
         top = (rows[0] + rows[1]) / 2 - height / 2 if rows is not None and fits[i] else mid - height / 2
         corners = corners_at(x_mid, t, top)
-        top_left = corners[0]
         shown_mm = CARD_W_MM if whole else min(CARD_W_MM, shown_px / width * CARD_W_MM)
         covers = [(lines[j], spans[j]) for j in range(i + 1, len(lines) - 1)]
         cuts.append((top, covers, shown_mm, whole))
@@ -1534,9 +1533,7 @@ def _read_row(image: np.ndarray, box: np.ndarray, config: HandConfig,
         if sum(p[3].kind is CardKind.UNKNOWN for p in pieces) > (1 - ROW_READ) * (len(lines) - 1):
             return None  # too few cards can be read for a shown hand (see :func:`read_hands`)
         if not whole and abs(t) >= math.tan(math.radians(LEVEL_SLANT_DEG)):
-            level = np.array([top_left, top_left + (width, 0.0), top_left + (width + t * height, height),
-                              top_left + (t * height, height)])
-            level_cuts[i] = (level, covers, shown_mm)
+            slanting.append(i)
     # a row of cards (read at least half, or given up above): each unread one whose side slants a
     # few degrees cut again with its top and bottom edges level, as a side may slant by
     # perspective alone (film 133: the row's first cards near the frame's corner, their sides
@@ -1544,10 +1541,14 @@ def _read_row(image: np.ndarray, box: np.ndarray, config: HandConfig,
     # FINISH read without its blister count (fresh film 150's F6, its sides slanting 9 degrees and
     # its top edge level: the turned crop's upper right corner 5 mm above the card, the plaster
     # row searched too high), and the level crop's count taken when it reads the same card
-    for i, (level, covers, shown_mm) in level_cuts.items():
+    for i in slanting:
         first = pieces[i][3]
         uncounted = first.kind in LEVEL_RECOUNT_KINDS and first.blisters is None
         if first.kind is CardKind.UNKNOWN or uncounted:
+            (x_mid, t), (top, covers, shown_mm, _) = lines[i], cuts[i]
+            top_left = corners_at(x_mid, t, top)[0]
+            level = np.array([top_left, top_left + (width, 0.0), top_left + (width + t * height, height),
+                              top_left + (t * height, height)])
             piece, index = read_piece(level, covers, shown_mm, False)
             again = piece[3]
             if not uncounted:
