@@ -3,7 +3,7 @@
 Two kinds of folder:
 
 * a rendered set (``index.json`` + ``NNNN.jpg``/``NNNN.json`` from ``companion samples set``):
-  detection recall and precision, per-field accuracy (kind, value, blisters, year),
+  detection recall and precision, per-field accuracy (kind, value, blisters, year, date),
   confident-wrong rate, whole-frame exact rate, a breakdown per condition and a kind
   confusion matrix;
 * a folder of real photos with Pascal-VOC labels (``*.xml`` beside each image): detection
@@ -25,7 +25,7 @@ import xml.etree.ElementTree as ET
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Sequence
 
 import cv2
 import numpy as np
@@ -130,17 +130,24 @@ def _truth_fields(card: dict[str, Any]) -> dict[str, Any]:
         out["blisters"] = card["blisters"]
     if kind == "timeline" and card.get("date"):
         out["year"] = int(str(card["date"])[:4])
+        out["date"] = str(card["date"])
     if kind == "income":
         out["stones"] = card.get("stones")
         out["sesterces"] = card.get("sesterces")
     return out
 
 
-def _read_fields(card: dict[str, Any], wanted: Iterable[str]) -> dict[str, Any]:
+def _read_fields(card: dict[str, Any], want: dict[str, Any]) -> dict[str, Any]:
+    """The fields of ``want`` as read; a year read alone for a card printed with a full date in
+    that year counts as no date read (the reader's way of saying it could not read the day)."""
     out = {"kind": None if card["kind"] == "unknown" else card["kind"]}
-    for name in wanted:
+    for name in want:
         if name == "year":
             out["year"] = int(str(card["date"])[:4]) if card.get("date") else None
+        elif name == "date":
+            read = str(card["date"]) if card.get("date") else None
+            year_alone = read is not None and len(read) == 4 and len(want["date"]) > 4
+            out["date"] = None if year_alone and want["date"].startswith(read) else read
         elif name != "kind":
             out[name] = card.get(name)
     return out

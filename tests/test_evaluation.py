@@ -123,3 +123,30 @@ def test_eval_command_on_a_rendered_set(rendered, capsys, tmp_path):
     data = json.loads(out)
     assert data["frames"] == 3 and set(data["fields"]) >= {"kind", "value", "blisters"}
     assert (tmp_path / "c.png").exists()
+
+
+def test_full_dates_are_judged_apart_from_their_year(tmp_path):
+    folder = tmp_path / "valais"
+    write_set(folder, Game.VALAIS, 3, seed=78, progress=False, config=SceneConfig(resolution=(640, 480)))
+    truth_read = perfect_reader(folder)
+    perfect = ev.evaluate_rendered(folder, truth_read).to_json()["fields"]
+    assert perfect["date"]["cards"] == perfect["year"]["cards"] > 0 and perfect["date"]["accuracy"] == 1.0
+
+    def rewrite(change):
+        def read(image, game):
+            got = truth_read(image, game)
+            for c in got["cards"]:
+                if c["date"] and len(c["date"]) == 10:
+                    c["date"] = change(c["date"])
+            return got
+        return ev.evaluate_rendered(folder, read).to_json()["fields"]
+
+    full = sum(1 for p in folder.glob("0*.json") for c in json.loads(p.read_text())["cards"]
+               if c["kind"] == "timeline" and c["date"] and len(c["date"]) == 10 and c["visible_fraction"] >= 0.5)
+    assert full > 0
+    year_alone = rewrite(lambda d: d[:4])  # the day and month not read: unsure, not wrong
+    assert year_alone["year"]["accuracy"] == 1.0 and year_alone["date"]["confident_wrong"] == 0.0
+    assert round(year_alone["date"]["abstained"] * year_alone["date"]["cards"]) == full
+    other_day = rewrite(lambda d: d[:8] + ("02" if d[8:] != "02" else "03"))
+    assert round(other_day["date"]["confident_wrong"] * other_day["date"]["cards"]) == full
+    assert other_day["year"]["accuracy"] == 1.0

@@ -252,11 +252,14 @@ times wider than its ink (plus 3 px): blur thins a 3's or 4's strokes below the 
 leaves only the stem, which reads as a 1."""
 
 
-def _faint_masks(a: _Analysis, blobs: list[Blob], turned: bool, scores: np.ndarray) -> list[np.ndarray] | None:
+def _faint_masks(a: _Analysis, blobs: list[Blob], turned: bool, scores: np.ndarray,
+                 opening: int = 3) -> list[np.ndarray] | None:
     """The glyphs' masks with each glyph read as a 1 that is a fragment replaced by its faint-ink
     shape (between its neighbours in the line), or None when there is no such fragment.
 
-    ``blobs`` are one line's glyphs (crop coordinates, in reading order), ``scores`` their digit scores.
+    ``blobs`` are one line's glyphs (crop coordinates, in reading order), ``scores`` their digit
+    scores; the faint ink is opened by a square of ``opening`` pixels first (a card's thin frame
+    lines touching a corner index go; a date line's small digits need a smaller square).
     """
     if a.loose is None:
         return None
@@ -278,7 +281,7 @@ def _faint_masks(a: _Analysis, blobs: list[Blob], turned: bool, scores: np.ndarr
                     + [int(np.ceil(b.x1 + 0.5 * b.h)), READ_W])
         y0, y1 = max(0, int(b.y0 - 0.15 * b.h)), min(READ_H, int(np.ceil(b.y1 + 0.15 * b.h)))
         window = (a.loose[y0:y1, left:right] == owner).astype(np.uint8)
-        window = cv2.morphologyEx(window, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))  # (thin frame lines)
+        window = cv2.morphologyEx(window, cv2.MORPH_OPEN, np.ones((opening, opening), np.uint8))  # (thin frame lines)
         window[:, window.mean(axis=0) > 0.95] = 0  # a border joined to the glyph
         _, parts = cv2.connectedComponents(window, connectivity=8)
         kept = parts[b.y0 - y0: b.y1 - y0, b.x0 - left: b.x1 - left][strict]
@@ -1013,19 +1016,67 @@ def _blossoms(a: _Analysis) -> tuple[float, float, float | None]:
 # Date line under the year
 
 
+DATE_DIGIT_H = (0.25, 0.45)
+"""Height of a date line's digits (share of the year's digit height above it): a faint-ink
+component (gray/background < 0.8) of the date line that tall, and no wider than tall, is one
+digit, read in that faint shape. At the reading size the thin light strokes of the date's small
+digits fall apart under the ink threshold (a serif 2 into its hook, its stem and its foot: film
+157's 22.1.1864 read as 1864; a 4 into its stem, read as a 1) and hold together in faint ink."""
+
+
+DATE_DIGIT_W = 0.85
+"""Widest a date digit's faint shape may be (share of its height): wider, the faint ink joins
+two digits."""
+
+
+def _faint_joined(a: _Analysis, row: list[Blob], yh: int, turned: bool) -> tuple[list[Blob], dict[int, int]]:
+    """``row`` (one date line's ink pieces, turned coordinates when ``turned``) with the pieces of
+    each digit-shaped faint-ink component replaced by that component's box (labelled by its first
+    piece), and the faint component of each box so made."""
+    W, H = READ_W, READ_H
+    if a.loose is None:
+        return row, {}
+    groups: dict[int, list[Blob]] = {}
+    for b in row:
+        c = b.turned(W, H) if turned else b  # (crop coordinates)
+        ids = a.loose[c.y0:c.y1, c.x0:c.x1][a.labels[c.y0:c.y1, c.x0:c.x1] == b.label]
+        ids = ids[ids > 0]
+        groups.setdefault(int(np.bincount(ids).argmax()) if len(ids) else 0, []).append(b)
+    out, faint = [], {}
+    for owner, parts in groups.items():
+        ys, xs = np.nonzero(a.loose == owner) if owner else ((), ())
+        if not len(ys):
+            out.extend(parts)
+            continue
+        box = Blob(parts[0].label, int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1, len(ys))
+        box = box.turned(W, H) if turned else box
+        if not DATE_DIGIT_H[0] * yh <= box.h <= DATE_DIGIT_H[1] * yh or box.w > DATE_DIGIT_W * box.h:
+            out.extend(parts)  # faint ink joining neighbours (or nothing digit-tall)
+            continue
+        out.append(box)
+        faint[box.label] = owner
+    return out, faint
+
+
+DATE_YEAR_UNSURE, DATE_YEAR_SURE = 0.45, 0.75
+"""The date line's last four glyphs must read as the year printed large above it: confidence 0
+at a score of ``DATE_YEAR_UNSURE``, 1 from ``DATE_YEAR_SURE`` (below that the glyphs read as a 1
+are looked at in their faint ink too, a 4 thinned to its stem)."""
+
+
 def _read_date(a: _Analysis, year_line: tuple[Blob, ...], turned: bool, year: int) -> tuple[CardDate | None, float]:
     """Read ``d.m.yyyy`` printed under the year; returns the date (or None) and its confidence."""
     W, H = READ_W, READ_H
     top = max(g.y1 for g in year_line)
     yh = max(g.h for g in year_line)
     blobs = [b.turned(W, H) if turned else b for b in a.blobs]
-    by_label = {b.label: b for b in a.blobs}
     row = [b for b in blobs if top + 0.05 * yh < b.cy < top + 1.2 * yh and 0.08 * W < b.cx < 0.92 * W]
     if not row:
         return None, 1.0
     row = [b for b in row if b.h < 1.2 * yh and b.w < 0.5 * W]
     if not row:
         return None, 1.0
+    row, faint = _faint_joined(a, row, yh, turned)
     hmax = max(b.h for b in row)
     digits = sorted([b for b in row if b.h > 0.7 * hmax and b.h > 0.025 * H], key=lambda b: b.x0)
     if len(digits) < 6 or len(digits) > 8:
@@ -1045,11 +1096,21 @@ def _read_date(a: _Analysis, year_line: tuple[Blob, ...], turned: bool, year: in
     groups = [head[:cut], head[cut:], tail]
     if not (1 <= len(groups[0]) <= 2) or not (1 <= len(groups[1]) <= 2):
         return None, 0.3
-    scores = [classify_all(_masks(a, [by_label[g.label] for g in grp], turned)) for grp in groups]
+    def mask(g: Blob) -> np.ndarray:
+        b = g.turned(W, H) if turned else g
+        m = (a.loose[b.y0:b.y1, b.x0:b.x1] == faint[g.label] if g.label in faint
+             else a.labels[b.y0:b.y1, b.x0:b.x1] == g.label).astype(np.uint8)
+        return m[::-1, ::-1] if turned else m
+
+    scores = [classify_all([mask(g) for g in grp]) for grp in groups]
     day = decode_value(scores[0], list(range(1, 32)))
     month = decode_value(scores[1], list(range(1, 13)))
     yv = decode_value(scores[2], [year])
-    conf = min(glyph_confidence(day), glyph_confidence(month), float(np.clip((yv.score - 0.45) / 0.3, 0, 1)) if yv else 0.0)
+    if yv is None or yv.score < DATE_YEAR_SURE:
+        faint = _faint_masks(a, [g.turned(W, H) if turned else g for g in tail], turned, scores[2], opening=2)
+        yv = decode_value(classify_all(faint), [year]) if faint is not None else yv
+    conf = min(glyph_confidence(day), glyph_confidence(month),
+               float(np.clip((yv.score - DATE_YEAR_UNSURE) / (DATE_YEAR_SURE - DATE_YEAR_UNSURE), 0, 1)) if yv else 0.0)
     if day is None or month is None or conf < ACCEPT:
         return None, conf
     try:
