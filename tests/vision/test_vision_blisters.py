@@ -12,8 +12,9 @@ from samples.render.cards import render_face, style_named
 from samples.render.specs import CardSpec, Game, default_specs
 from vision.pipeline import CardReader, PipelineConfig
 from vision.read import ACCEPT, READ_H, READ_W, Deck, read_card
-from vision.read.reader import FIT_MARGIN, FIT_RESIDUAL, fit_row, analyse, count_blisters
-from vision.types import Detection, Quad
+from vision.read.reader import (BLISTER_GAP_MM, BLISTER_H_MM, BLISTER_MM, BLISTER_ROW_MM, CARD_H_MM, CARD_W_MM,
+                                FIT_MARGIN, FIT_RESIDUAL, analyse, count_blisters, count_blisters_in_row, fit_row)
+from vision.types import CardKind, Detection, Quad
 
 SPECS = {s.id: s for s in default_specs(Game.GLADIOLA)}
 PX_PER_MM = 6.0
@@ -233,3 +234,22 @@ def test_a_hidden_card_whose_outline_was_mended_short_leaves_its_count_open() ->
     obs = reader.read_detections(scene.image, found).observations[0]
     assert obs.kind.value == "gladiola" and card.spec.blisters == 5
     assert obs.blisters in (None, card.spec.blisters)
+
+
+def test_a_row_filling_its_band_with_two_plasters_run_together_at_an_end_is_not_counted() -> None:
+    # a gladiola of five in a shown hand (film 161's G5): its strip mirrored at the centre line,
+    # the first two plasters and the last two ran together with the border, the middle one apart;
+    # counting each end run as one plaster made three, read sure
+    crop = _crop(_face(SPECS["G5"], "meadow"), 0, CARD_H_MM, 0, CARD_W_MM)
+    ppx, ppy = READ_W / CARD_W_MM, READ_H / CARD_H_MM
+    start = CARD_W_MM / 2 - (5 * BLISTER_MM + 4 * BLISTER_GAP_MM) / 2
+    y0 = int(BLISTER_ROW_MM[CardKind.GLADIOLA] * ppy)
+    y1 = int((BLISTER_ROW_MM[CardKind.GLADIOLA] + BLISTER_H_MM) * ppy)
+    first = crop[y0:y1, int(start * ppx):int((start + BLISTER_MM) * ppx)].reshape(-1, 3)
+    outline = first[np.argmin(first.sum(axis=1))].tolist()  # (the plaster's darkest colour)
+    assert count_blisters_in_row(analyse(crop), CardKind.GLADIOLA, False) == (5, pytest.approx(0.9, abs=0.05))
+    for a, b in ((3.0, start + 2 * BLISTER_MM + BLISTER_GAP_MM),
+                 (start + 3 * (BLISTER_MM + BLISTER_GAP_MM), CARD_W_MM - 3.0)):
+        cv2.rectangle(crop, (int(a * ppx), y0), (int(b * ppx), y1), outline, -1)
+    count, conf = count_blisters_in_row(analyse(crop), CardKind.GLADIOLA, False)
+    assert conf < ACCEPT, f"read {count} sure"

@@ -689,6 +689,12 @@ def _waist_pieces(profile: np.ndarray, runs: list[list[int]], unit: float) -> in
     return sum(len(_split_at_dips(profile, (r[0], r[1]), unit)) for r in runs)
 
 
+END_RUN_UNITS = 1.6
+"""Longest run of marks (in plaster widths) at an end of a row that fills its band from side to
+side for the run to be one plaster joined to the border: longer, two plasters ran together there
+(a gladiola of five in a shown hand, its strip mirrored at the centre line, counted as three)."""
+
+
 def count_blisters_in_row(a: _Analysis, kind: CardKind, flipped: bool) -> tuple[int, float]:
     """Count plasters in the band where ``kind`` prints its blister row; returns (count, confidence).
 
@@ -770,7 +776,8 @@ def count_blisters_in_row(a: _Analysis, kind: CardKind, flipped: bool) -> tuple[
         # a full-width row merged with the border on both sides: only separate, plaster-long
         # pieces can be counted
         pieces = [r for r in runs_lr if 0.7 * unit <= r[1] - r[0] <= 1.3 * unit]
-        if len(pieces) != len(runs_lr) - 2 or a.sharp < 0.6:
+        ends = (runs_lr[0][1] - runs_lr[0][0], runs_lr[-1][1] - runs_lr[-1][0])
+        if len(pieces) != len(runs_lr) - 2 or a.sharp < 0.6 or max(ends) > END_RUN_UNITS * unit:
             return len(runs_lr), 0.0
         return len(runs_lr), 0.6
     full_sides = [full[part] for part in (above, below) if len(full[part]) >= 2]
