@@ -206,11 +206,14 @@ class _Candidate:
     polarity: float = 1.0  # share of those edge points whose lightness step has the majority sign
 
 
-def detect_cards(image: np.ndarray, config: DetectConfig = DetectConfig()) -> list[Detection]:
+def detect_cards(image: np.ndarray, config: DetectConfig = DetectConfig(),
+                 card_size: tuple[float, float] | None = None) -> list[Detection]:
     """Find every card in a BGR (or grayscale) uint8 frame.
 
     Returns detections sorted by confidence, highest first, with quads in full-resolution
-    image pixels ordered as described in :meth:`vision.types.Quad.card_order`.
+    image pixels ordered as described in :meth:`vision.types.Quad.card_order`. ``card_size``:
+    the (short, long) sides in image pixels of cards seen in earlier frames of the same camera,
+    the typical size when no piece in full view has a card's shape (see :func:`_typical_size`).
     """
     frame = _validate(image)
     if config.use_segmenter:
@@ -222,9 +225,9 @@ def detect_cards(image: np.ndarray, config: DetectConfig = DetectConfig()) -> li
                 # a scene unlike the network's training (e.g. real wood grain): classical path
                 found = _detect_classical(frame, config)
                 if unsure <= config.seg_beside_unsure:
-                    found = _beside(found, _detect_segmented(frame, segmenter, config, maps), config)
+                    found = _beside(found, _detect_segmented(frame, segmenter, config, maps, card_size), config)
                 return found
-            found = _detect_segmented(frame, segmenter, config, maps)
+            found = _detect_segmented(frame, segmenter, config, maps, card_size)
             if config.fuse_classical or unsure > config.seg_fuse_unsure:
                 # (not closed across thin lines: that joins a fan of cards the network sees apart,
                 # and a whole card it does not see is not cut by a line but by its unsureness)
@@ -370,7 +373,8 @@ class _Piece:
 
 
 def _detect_segmented(
-    frame: np.ndarray, segmenter: CardSegmenter, config: DetectConfig, maps: CardMaps | None = None
+    frame: np.ndarray, segmenter: CardSegmenter, config: DetectConfig, maps: CardMaps | None = None,
+    card_size: tuple[float, float] | None = None,
 ) -> list[Detection]:
     """Cards from the segmentation network: one quad per instance region, refined at full size.
 
@@ -426,7 +430,7 @@ def _detect_segmented(
                 pieces = [p for p in pieces if p is not big]
                 pieces.extend(p for p in closer if abs(_shoelace(p.quad)) <= max_area)
         whole = [p for p in pieces if is_whole(p)]
-    typical = _typical_size(whole)
+    typical = _typical_size(whole, None if card_size is None else (card_size[0] * factor, card_size[1] * factor))
     typical_area = typical[0] * typical[1] if typical else 0.0
     cardish = maps.interior + maps.boundary
     gray_full = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
@@ -668,17 +672,21 @@ strips of two or three cards of a hand often merge into one such piece (a card s
 renderer's strongest tilt, 40 degrees, looks at most about 0.85)."""
 
 
-def _typical_size(whole: list[_Piece]) -> tuple[float, float] | None:
+def _typical_size(whole: list[_Piece], seen: tuple[float, float] | None = None) -> tuple[float, float] | None:
     """The median (short, long) sides of the cards in full view, or None without any.
 
     Nearly square pieces (maybe two or three cards seen as one) are left out when other whole
-    cards remain."""
+    cards remain; when none remain, the size ``seen`` in earlier frames stands instead (film
+    163: a fan of four gladiolas the only piece in full view, the walk pile beside it too small
+    for a pile of such cards, its top card never looked for)."""
     if not whole:
         return None
     dims = np.array([sorted(p.rect[1]) for p in whole], np.float64)
     cardlike = dims[:, 0] <= TYPICAL_MAX_ASPECT * dims[:, 1]
     if cardlike.any():
         dims = dims[cardlike]
+    elif seen is not None:
+        return seen
     return float(np.median(dims[:, 0])), float(np.median(dims[:, 1]))
 
 

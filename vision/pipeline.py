@@ -17,13 +17,14 @@ them through the homography of the nearest confidently read card of known size.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
 
-from vision.detect import DetectConfig, detect_cards
+from vision.detect import TYPICAL_MAX_ASPECT, DetectConfig, detect_cards
 from vision.errors import InvalidImageError
 from vision.read.ocr import read_digits
 from vision.read.reader import (ACCEPT, BLISTER_H_MM, BLISTER_ROW_MM, CARD_H_MM, CARD_W_MM, READ_H, READ_W, analyse,
@@ -151,6 +152,10 @@ def _thumb(image: np.ndarray, quad: Quad) -> np.ndarray:
     return cv2.warpPerspective(gray, m, (THUMB_W, THUMB_H), flags=cv2.INTER_AREA).astype(np.int16)
 
 
+SIZES_KEPT = 60
+"""How many sizes of cards read sure in full view :meth:`CardReader.card_size` takes the median of."""
+
+
 class CardReader:
     """Runs detection, rectification and reading; keeps a cache of readings per quad."""
 
@@ -173,6 +178,17 @@ class CardReader:
         """The frame the reused detections were made in."""
         self._unsure = False
         """Whether the last frame had a card read unsure (see ``recheck_frames``)."""
+        self._sizes: deque[tuple[float, float]] = deque(maxlen=SIZES_KEPT)
+        """(short, long) sides of the cards lately read sure in full view (see :meth:`card_size`)."""
+
+    def card_size(self) -> tuple[float, float] | None:
+        """The median (short, long) sides in image pixels of the cards lately read sure in full
+        view, or None before any: the camera does not move, so the detector takes it for the
+        cards' size in a frame where no piece in full view has a card's shape."""
+        if not self._sizes:
+            return None
+        sides = np.array(self._sizes)
+        return float(np.median(sides[:, 0])), float(np.median(sides[:, 1]))
 
     def read_frame(self, image: np.ndarray) -> FrameResult:
         """Detect and read every card in a BGR frame."""
@@ -184,7 +200,7 @@ class CardReader:
     def _detect(self, image: np.ndarray) -> list[Detection]:
         """Detections of ``image``, reused from the last frame when nothing visibly changed."""
         if self.config.reuse_diff <= 0:
-            return detect_cards(image, self.config.detect)
+            return detect_cards(image, self.config.detect, self.card_size())
         h, w = image.shape[:2]
         gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
         small = cv2.resize(gray, (max(1, w // 8), max(1, h // 8)), interpolation=cv2.INTER_AREA).astype(np.int16)
@@ -194,7 +210,7 @@ class CardReader:
                 and int(np.abs(last[0] - small).max()) <= self.config.reuse_diff):
             self.detections_reused += 1
             return last[1]
-        detections = detect_cards(image, self.config.detect)
+        detections = detect_cards(image, self.config.detect, self.card_size())
         self._last = (small, detections)
         self._last_frame = self._frame
         return detections
@@ -274,12 +290,19 @@ class CardReader:
             if crop is not None and self.config.keep_images:
                 image_out = cv2.rotate(crop, cv2.ROTATE_180) if reading.flipped else crop
             observations.append(reading.observation(Quad.from_array(ordered), det.visible, image_out))
+            if det.visible and reading.kind is not CardKind.UNKNOWN and reading.field_confidences.kind >= ACCEPT:
+                corners = det.quad.as_array().astype(np.float64)
+                sides = np.linalg.norm(np.roll(corners, -1, axis=0) - corners, axis=1)
+                short, long = sorted(((sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2))
+                if short <= TYPICAL_MAX_ASPECT * long:
+                    self._sizes.append((float(short), float(long)))
         return FrameResult(w, h, tuple(observations))
 
     def reset(self) -> None:
         """Forget every cached reading and detection (the next frame shows another scene)."""
         self._cache.clear()
         self._last = None
+        self._sizes.clear()
 
     def read_crop(self, crop: np.ndarray) -> CardReading:
         """Read one rectified card crop (no cache, no fallback)."""

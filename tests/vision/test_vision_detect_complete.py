@@ -145,6 +145,10 @@ def test_typical_size_leaves_out_square_merged_pieces() -> None:
     assert _typical_size(whole) == pytest.approx((35.0, 56.5))
     assert _typical_size([_piece(50.0, 58.0)]) == pytest.approx((50.0, 58.0))  # nothing better
     assert _typical_size([]) is None
+    # with no piece of a card's shape, the size seen in earlier frames stands (a fan of gladiolas
+    # the only piece in full view: film 163)
+    assert _typical_size([_piece(50.0, 58.0)], (34.0, 55.0)) == (34.0, 55.0)
+    assert _typical_size(whole, (30.0, 50.0)) == pytest.approx((35.0, 56.5))  # the frame's own cards first
 
 
 def test_a_pile_tops_quad_with_one_corner_on_the_card_below_is_mended() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from samples.render import Game, LayoutKind, SceneConfig, render_scene
 from vision.pipeline import CardReader, PipelineConfig
@@ -37,9 +38,9 @@ def _counting_detector(monkeypatch) -> list[int]:
     calls: list[int] = []
     real = pipeline.detect_cards
 
-    def counted(image, config):
+    def counted(image, config, card_size=None):
         calls.append(1)
-        return real(image, config)
+        return real(image, config, card_size)
 
     monkeypatch.setattr(pipeline, "detect_cards", counted)
     return calls
@@ -67,6 +68,35 @@ def test_a_still_table_is_detected_once_and_a_moved_card_again(monkeypatch) -> N
     reader.reset()
     reader.read_frame(moved)
     assert len(calls) == 3
+
+
+def test_the_size_of_cards_read_sure_in_full_view_is_handed_to_the_detector(monkeypatch) -> None:
+    import vision.pipeline as pipeline
+
+    sizes: list[tuple[float, float] | None] = []
+    real = pipeline.detect_cards
+    monkeypatch.setattr(pipeline, "detect_cards",
+                        lambda image, config, size=None: sizes.append(size) or real(image, config, size))
+    scene = render_scene(5, Game.GLADIOLA, SceneConfig(resolution=(960, 540), degrade=False,
+                                                       layout=LayoutKind.SCATTERED, hands=0))
+    reader = CardReader(PipelineConfig(deck=Deck.for_game("gladiola"), tesseract=False, reuse_diff=0))
+    assert reader.card_size() is None
+    first = reader.read_frame(scene.image)
+    reader.read_frame(scene.image)
+    assert sizes[0] is None and sizes[1] is not None
+
+    def sides(corners) -> list[float]:
+        c = np.array(corners, np.float64)
+        d = np.linalg.norm(np.roll(c, -1, axis=0) - c, axis=1)
+        return sorted(((d[0] + d[2]) / 2, (d[1] + d[3]) / 2))
+
+    read = [sides(o.quad.as_array()) for o in first.observations if o.visible and o.confidence >= 0.5]
+    assert len(read) >= 3
+    assert sizes[1] == pytest.approx(tuple(np.median(np.array(read), axis=0)))
+    truth = [sides(c.corners) for c in scene.truth.cards if c.visible_fraction > 0.99]
+    assert sizes[1] == pytest.approx(tuple(np.median(np.array(truth), axis=0)), rel=0.15)  # (a tilted camera)
+    reader.reset()
+    assert reader.card_size() is None
 
 
 def test_reuse_can_be_turned_off(monkeypatch) -> None:
@@ -138,7 +168,7 @@ def test_an_unsure_card_is_detected_and_read_afresh_every_few_frames(monkeypatch
     hidden = Detection(Quad.from_array(walks[1].corners), 1.0, visible=False)
     for found, calls_after, reads_after in (([whole], 1, 1), ([whole, hidden], 3, 4)):
         calls: list[int] = []
-        monkeypatch.setattr(pipeline, "detect_cards", lambda image, config, f=found: calls.append(1) or list(f))
+        monkeypatch.setattr(pipeline, "detect_cards", lambda image, config, size, f=found: calls.append(1) or list(f))
         reader = CardReader(PipelineConfig(deck=Deck.for_game("gladiola"), tesseract=False, recheck_frames=3))
         results = [reader.read_frame(scene.image) for _ in range(7)]
         assert (len(calls), reader.reads) == (calls_after, reads_after)
@@ -154,7 +184,7 @@ def test_a_card_read_below_the_sure_confidence_is_read_again(monkeypatch) -> Non
     scene = render_scene(11, Game.GLADIOLA, SceneConfig(resolution=(960, 540), degrade=False,
                                                         layout=LayoutKind.SCATTERED, hands=0))
     walk = next(c for c in scene.truth.cards if c.visible_fraction > 0.97 and c.spec.kind.value == "walk")
-    monkeypatch.setattr(pipeline, "detect_cards", lambda image, config: [Detection(Quad.from_array(walk.corners), 1.0)])
+    monkeypatch.setattr(pipeline, "detect_cards", lambda image, config, size: [Detection(Quad.from_array(walk.corners), 1.0)])
     real = pipeline.read_card
     confidences = iter([0.38] + [0.9] * 10)
     monkeypatch.setattr(pipeline, "read_card", lambda crop, deck: replace(real(crop, deck), confidence=next(confidences)))
@@ -174,7 +204,7 @@ def test_a_second_look_at_an_unread_card_calls_no_tesseract(monkeypatch) -> None
     blank = scene.image.copy()
     blank[:] = blank[5:6, 5:6]  # the table's colour everywhere: nothing to read
     quad = Detection(Quad.from_array(np.array([[400, 150], [520, 150], [520, 330], [400, 330]], np.float64)), 1.0)
-    monkeypatch.setattr(pipeline, "detect_cards", lambda image, config: [quad])
+    monkeypatch.setattr(pipeline, "detect_cards", lambda image, config, size: [quad])
     reader = CardReader(PipelineConfig(deck=Deck.for_game("gladiola"), recheck_frames=3))
     results = [reader.read_frame(blank) for _ in range(7)]
     assert all(r.observations[0].kind.value == "unknown" for r in results)
