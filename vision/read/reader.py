@@ -1025,8 +1025,8 @@ def _blossoms(a: _Analysis) -> tuple[float, float, float | None]:
 
 DATE_DIGIT_H = (0.25, 0.45)
 """Height of a date line's digits (share of the year's digit height above it): a faint-ink
-component (gray/background < 0.8) of the date line that tall, and no wider than tall, is one
-digit, read in that faint shape. At the reading size the thin light strokes of the date's small
+component (gray/background < 0.8) of the date line that tall, and no wider than
+:data:`DATE_DIGIT_W` of that, is one digit, read in that faint shape. At the reading size the thin light strokes of the date's small
 digits fall apart under the ink threshold (a serif 2 into its hook, its stem and its foot: film
 157's 22.1.1864 read as 1864; a 4 into its stem, read as a 1) and hold together in faint ink."""
 
@@ -1114,8 +1114,8 @@ def _read_date(a: _Analysis, year_line: tuple[Blob, ...], turned: bool, year: in
     month = decode_value(scores[1], list(range(1, 13)))
     yv = decode_value(scores[2], [year])
     if yv is None or yv.score < DATE_YEAR_SURE:
-        faint = _faint_masks(a, [g.turned(W, H) if turned else g for g in tail], turned, scores[2], opening=2)
-        yv = decode_value(classify_all(faint), [year]) if faint is not None else yv
+        thinned = _faint_masks(a, [g.turned(W, H) if turned else g for g in tail], turned, scores[2], opening=2)
+        yv = decode_value(classify_all(thinned), [year]) if thinned is not None else yv
     conf = min(glyph_confidence(day), glyph_confidence(month),
                float(np.clip((yv.score - DATE_YEAR_UNSURE) / (DATE_YEAR_SURE - DATE_YEAR_UNSURE), 0, 1)) if yv else 0.0)
     if day is None or month is None or conf < ACCEPT:
