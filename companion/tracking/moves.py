@@ -90,13 +90,6 @@ the same date laid after it, in the same stretch of the row, is another card. Va
 other 1993 in the same place; it was taken for the first one still lying there (a move missed).
 Of the 335 wrong cards taken away on the five Valais*Wallis tuning films, that 1993 is the only one
 ever "seen again" once a calm look had missed it (see docs/BENCHMARKS.md, session 18)."""
-TWIN_LOOKS = 60
-"""Most calm looks a Valais*Wallis card put in waits while its stretch of the row holds more
-readings alike one missing card than there are missing (film 157: a year-only 1951 put in beside
-1951-03-08 read as its year alone, two "1951" for one 1951-03-08; the first in row order, the new
-card, was taken for the misread one and the other placed, one place too far; once 1951-03-08
-was read whole, the 1951 crossed its place and was placed again, the deck's other 1951). The
-card is placed as before when the look count runs out."""
 ROW_MOVE_REACH = 3.0
 """An accepted Valais*Wallis card gone from the row is found again this many card sizes away."""
 ROW_NEW_REACH = 1.6
@@ -519,7 +512,6 @@ class ValaisMoves:
         self._taken: tuple[CardObservation, ...] = ()  # how the card last taken off the table looked
         self._told: set[str] = set()
         self._synthetic = 0
-        self._twin_looks = 0  # calm looks in a row a card put in waited for readings alike (see TWIN_LOOKS)
 
     @property
     def zones(self) -> Zones:
@@ -618,7 +610,6 @@ class ValaisMoves:
         notes: list[str] = []
         placed: tuple[int, int] | None = None  # (row index, timeline position)
         gone: list[int] = []
-        waiting = False  # a card put in waits: its stretch holds readings alike (see TWIN_LOOKS)
         for (i0, j0), (i1, j1) in zip([(-1, -1)] + pairs, pairs + [(len(row), len(accepted))]):
             extras, unread = [], 0
             for i in range(i0 + 1, i1):
@@ -629,7 +620,6 @@ class ValaisMoves:
                 else:
                     extras.append(i)
             missing = list(accepted[j0 + 1:j1])
-            alike = any(sum(1 for i in extras if _resembles(dates[i], d)) > 1 for d in missing)  # type: ignore[arg-type]
             fresh, misread = [], set()
             for i in extras:
                 like = next((d for d in missing if _resembles(dates[i], d)), None)  # type: ignore[arg-type]
@@ -644,15 +634,12 @@ class ValaisMoves:
                 missing.remove(like)
                 misread.add(i)
                 self._tell(notes, f"a timeline card reads {dates[i]} where the row holds {like}")
-            if fresh and placed is None and alike and self._twin_looks < TWIN_LOOKS:
-                waiting = True  # which of the readings alike is the new card is not known yet
-            elif fresh and placed is None:
+            if fresh and placed is None:
                 # the accepted cards lying before the new one in this stretch: unread, or misread
                 before = sum(1 for i in range(i0 + 1, fresh[0]) if dates[i] is None or i in misread)
                 placed = (fresh[0], j0 + 1 + min(before, j1 - j0 - 1))
             elif missing and not extras and not unread:
                 gone.extend(range(j0 + 1, j1))
-        self._twin_looks = self._twin_looks + 1 if waiting else 0
         gone = [j for j in gone if not self._moved_off_row(self._timeline[j], row, cards)]
         lying = [self._where[seen.card_id] for seen in self._timeline if seen.card_id in self._where]
         if lying:  # the zone round the accepted cards where they lie (read right, or misread)

@@ -626,21 +626,6 @@ def test_valais_a_full_date_read_as_its_year_alone_is_no_new_card():
     assert any("reads 1988 where the row holds 1988-02-17" in n.message for n in tracker.notices())
 
 
-def test_valais_a_year_printed_alone_put_beside_its_full_date_misread_is_one_card():
-    # Film 157: the year-only 1951 is put in just left of 1951-03-08, read as 1951 then too; once
-    # the full date is read again, the row shows 1951 before 1951-03-08: one card put in, not
-    # the deck's other 1951 besides.
-    catalogue = valais.load_catalogue()
-    film = Film(seed=31)
-    film.still(centred_row(["1816", "1920", "1951-03-08", "1990"]), 20)
-    lay_into_row(film, ["1816", "1920", "1951", "1951", "1990"], 2, frames=25)
-    film.still(centred_row(["1816", "1920", "1951", "1951-03-08", "1990"]), 30)
-    observer = observer_of_row(catalogue)
-    assert observer.apply(valais.PlaceSeen(catalogue.card(128).seen(), 2)).legal
-    moves, verdicts = play(Tracker("valais", data=catalogue), film, observer)
-    assert [(m.action.card.date, m.action.position) for _, m in moves] == [(valais.CardDate(1951), 2)]
-
-
 def test_valais_a_card_put_after_a_misread_one_is_judged_after_it():
     # 1988-02-17 lies at the row's end, read as its year alone (as film 110 read a 1904-11-17);
     # a 1990 is put after it: the misread card still stands for its accepted card, so the new
