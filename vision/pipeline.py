@@ -291,9 +291,8 @@ class CardReader:
                 image_out = cv2.rotate(crop, cv2.ROTATE_180) if reading.flipped else crop
             observations.append(reading.observation(Quad.from_array(ordered), det.visible, image_out))
             if det.visible and reading.kind is not CardKind.UNKNOWN and reading.field_confidences.kind >= ACCEPT:
-                corners = det.quad.as_array().astype(np.float64)
-                sides = np.linalg.norm(np.roll(corners, -1, axis=0) - corners, axis=1)
-                short, long = sorted(((sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2))
+                top, right, bottom, left = det.quad.side_lengths()
+                short, long = sorted(((top + bottom) / 2, (right + left) / 2))
                 if short <= TYPICAL_MAX_ASPECT * long:
                     self._sizes.append((float(short), float(long)))
         return FrameResult(w, h, tuple(observations))

@@ -85,15 +85,14 @@ def test_the_size_of_cards_read_sure_in_full_view_is_handed_to_the_detector(monk
     reader.read_frame(scene.image)
     assert sizes[0] is None and sizes[1] is not None
 
-    def sides(corners) -> list[float]:
-        c = np.array(corners, np.float64)
-        d = np.linalg.norm(np.roll(c, -1, axis=0) - c, axis=1)
-        return sorted(((d[0] + d[2]) / 2, (d[1] + d[3]) / 2))
+    def sides(quad: Quad) -> list[float]:
+        top, right, bottom, left = quad.side_lengths()
+        return sorted(((top + bottom) / 2, (right + left) / 2))
 
-    read = [sides(o.quad.as_array()) for o in first.observations if o.visible and o.confidence >= 0.5]
+    read = [sides(o.quad) for o in first.observations if o.visible and o.confidence >= 0.5]
     assert len(read) >= 3
     assert sizes[1] == pytest.approx(tuple(np.median(np.array(read), axis=0)))
-    truth = [sides(c.corners) for c in scene.truth.cards if c.visible_fraction > 0.99]
+    truth = [sides(Quad.from_array(c.corners)) for c in scene.truth.cards if c.visible_fraction > 0.99]
     assert sizes[1] == pytest.approx(tuple(np.median(np.array(truth), axis=0)), rel=0.15)  # (a tilted camera)
     reader.reset()
     assert reader.card_size() is None
