@@ -15,13 +15,14 @@ import json
 import math
 import sys
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from companion.errors import CompanionError
 from companion.games import canonical_name, get_game
 from companion.setup_profile import PROFILE_HELP
-from companion.tracking.geometry import card_size
-from vision.types import Quad
+
+if TYPE_CHECKING:  # the tracker is imported when a replay runs, not for every command's parser
+    from vision.types import Quad
 
 REPLAYABLE = ("gladiola", "valais")
 PAUSE_HOLD = 1.5
@@ -31,6 +32,8 @@ PAUSE_HOLD = 1.5
 def _still_settling(restless: tuple[Quad, ...], waited: tuple[Quad, ...]) -> bool:
     """Whether a card ``restless`` now lies where one was coming to rest when a pause fell due
     (within half a card's size of it)."""
+    from companion.tracking.geometry import card_size
+
     return any(math.dist(q.centroid, w.centroid) < 0.5 * card_size(w) for q in restless for w in waited)
 
 
