@@ -42,6 +42,7 @@ Everything the tracker could not decide goes to :meth:`Tracker.notices` for the 
 
 from __future__ import annotations
 
+import bisect
 import math
 import statistics
 from collections.abc import Sequence
@@ -621,14 +622,17 @@ class ValaisMoves:
                     extras.append(i)
             missing = list(accepted[j0 + 1:j1])
             fresh, misread = [], set()
-            for i in extras:
+            # the cards that lay in the row longest stand for the missing ones first: of two
+            # cards reading alike one missing card, the one on the newer track is the card put
+            # in (film 157: a year-only 1951 put in just left of a 1951-03-08 read as its year)
+            for i in sorted(extras, key=lambda i: row[i].track_id):
                 like = next((d for d in missing if _resembles(dates[i], d)), None)  # type: ignore[arg-type]
                 if like is None and self._used_up(dates[i]):  # type: ignore[arg-type]
                     self._tell(notes, f"a card reads {dates[i]}, but every card of the deck with that date already "
                                "lies in the timeline")
                     continue
                 if like is None:
-                    fresh.append(i)
+                    bisect.insort(fresh, i)
                     continue
                 self._where[self._timeline[j0 + 1 + accepted[j0 + 1:j1].index(like)].card_id] = row[i].quad
                 missing.remove(like)

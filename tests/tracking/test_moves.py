@@ -1015,3 +1015,24 @@ def test_valais_a_wrong_card_taken_away_before_the_next_hand_is_not_the_card_lai
     tracker = Tracker("valais")
     moves = [m.action for i, r in enumerate(film.results()) for m in tracker.update(i, i / FPS, r, hand=i in hands)]
     assert [(a.card.date.year, a.position) for a in moves if isinstance(a, valais.PlaceSeen)] == [(1868, 2)] * placed
+
+
+def test_valais_a_card_put_in_beside_its_twin_misread_is_placed_once():
+    # Film 157: a year-only 1951 was put in just left of the accepted 1951-03-08 while that one
+    # read as its year alone. Two "1951" then stood for one missing 1951-03-08; the new card,
+    # first in row order, was taken for the misread one and the old one placed a place too far.
+    # When 1951-03-08 read whole again, the 1951 crossed its accepted place and was placed again
+    # as the deck's other year-only 1951.
+    catalogue = valais.load_catalogue()
+    film = Film(seed=57)
+    whole = centred_row(["1816", "1920", "1951-03-08", "1990"])
+    film.still(whole, 20)
+    film.still(centred_row(["1816", "1920", "1951", "1990"]), 20)
+    lay_into_row(film, ["1816", "1920", "1951", "1951", "1990"], 2, frames=25)
+    film.still(centred_row(["1816", "1920", "1951", "1951-03-08", "1990"]), 30)
+    observer = observer_of_row(catalogue)
+    assert observer.apply(valais.PlaceSeen(catalogue.card(128).seen(), 2)).legal
+    moves, verdicts = play(Tracker("valais", data=catalogue), film, observer)
+    assert [(m.action.card.date, m.action.position) for _, m in moves] == [(valais.CardDate(1951), 2)]
+    assert verdicts[0].legal
+    assert [c.date for c in observer.public_view().timeline][2:4] == [valais.CardDate(1951), valais.CardDate(1951, 3, 8)]

@@ -210,3 +210,36 @@ def test_year_refused_for_blur_keeps_the_date_face_so_no_fallback_guesses_it() -
     reading = read_card(_blurred(_face(spec, "heritage", Side.DATE), 11, 45, 1.0), Deck.for_game("valais"))
     assert reading.face is Face.DATE
     assert reading.date is None or reading.date.year == 1832
+
+
+def test_a_date_line_is_located_under_the_year_and_none_on_a_year_only_card() -> None:
+    deck = Deck.for_game("valais")
+    for spec in FULL_DATES:
+        reading = read_card(_photo(_face(spec, "alpine", Side.DATE), False), deck)
+        assert reading.date_line is not None
+        x0, y0, x1, y1 = reading.date_line
+        assert 0.35 < y0 < y1 < 0.6 and x0 < 0.3 and x1 > 0.7  # under the year, centred
+    year_only = [s for s in default_specs(Game.VALAIS) if s.date and len(s.date) == 4 and not s.joker][:4]
+    for spec in year_only:
+        reading = read_card(_photo(_face(spec, "alpine", Side.DATE), True), deck)
+        assert reading.date is not None and reading.date.month is None and reading.date_line is None
+
+
+def test_tesseract_reads_a_date_line_the_glyph_reader_left_to_its_year() -> None:
+    # a faded line (0.65 of its ink) in a frame: the glyph reader gives the year alone; the
+    # fallback reads the line with Tesseract and the full date stands only when its year is the
+    # one printed large above it
+    read, by_glyphs = [], []
+    for spec in FULL_DATES:
+        card = _faded_date_line(_photo(_face(spec, "alpine", Side.DATE), False), 0.65)
+        dst = np.array([[300, 150], [540, 150], [540, 518], [300, 518]], np.float64)
+        image = _frame_with(card, dst)
+        detections = [Detection(Quad.card_order(dst), 1.0)]
+        without = CardReader(PipelineConfig(deck=Deck.for_game("valais"), tesseract=False))
+        by_glyphs.append(without.read_detections(image, detections).observations[0].date)
+        read.append(CardReader(PipelineConfig(deck=Deck.for_game("valais"))).read_detections(image, detections)
+                    .observations[0].date)
+    assert all(d is not None and d.month is None for d in by_glyphs)
+    right = [d is not None and d.to_json() == s.date for d, s in zip(read, FULL_DATES)]
+    assert sum(right) >= 3
+    assert all(r or (d is not None and d.month is None) for r, d in zip(right, read))  # never a wrong day

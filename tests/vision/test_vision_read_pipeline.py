@@ -420,3 +420,18 @@ def test_a_card_read_with_an_edge_across_its_print_is_read_anew_once_the_edge_is
     lax.read_detections(crossed, det)
     lax.read_detections(scene.image, det)
     assert lax.reads == 1
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("13.7.1845", "1845-07-13"), ("1.12.1845", "1845-12-01"),
+    ("13.7.1846", "1845"),  # the line's year is not the one printed large
+    ("26.80.1845", "1845"), ("31.2.1845", "1845"), ("13.7", "1845"), ("1371845", "1845"),
+    ("", "1845"), ("123.7.1845", "1845"),
+])
+def test_a_date_line_read_by_tesseract_must_be_a_day_and_month_of_the_year_read(text: str, expected: str) -> None:
+    from vision.pipeline import _date_from_ocr
+    from vision.read.types import CardReading, Face
+    from vision.types import CardDate, CardKind
+
+    reading = CardReading(kind=CardKind.TIMELINE, face=Face.DATE, date=CardDate(1845), date_line=(0.1, 0.4, 0.9, 0.5))
+    assert _date_from_ocr(text, reading).date.to_json() == expected

@@ -4,6 +4,8 @@ Each Tesseract call starts a process (about 100 ms), so all crops of a frame are
 scaled to about 30 px text height, given a white border and stacked into one tall image; the
 words Tesseract returns are assigned back to crops by their vertical position. Every crop is
 stacked a second time at 24 px text height, and only texts read alike at both scales stand.
+Date lines (``d.m.yyyy`` under a Valais*Wallis year) get two looks of their own in one call
+(:func:`read_date_lines`).
 """
 
 from __future__ import annotations
@@ -45,7 +47,8 @@ def _prepare(crop: np.ndarray, text_height: int = TEXT_HEIGHT) -> tuple[np.ndarr
 
 def _run_tesseract(tiles: list[np.ndarray]) -> list[list[tuple[int, str, float, int]]] | None:
     """Tesseract's words (left, text, confidence, right; tile pixels) on each of several tiles,
-    read as one stacked sheet; None when Tesseract is not available."""
+    read as one stacked sheet (each tile widened in the colour of its own left edge); None when
+    Tesseract is not available."""
     try:
         import pytesseract
     except ImportError:
@@ -107,4 +110,65 @@ def read_digits(crops: Sequence[np.ndarray]) -> list[OcrText]:
             if glyphs_contradict(crop, text, x0, x1):
                 conf = 0.0
         out.append(OcrText(text, conf))
+    return out
+
+
+DATE_HEIGHTS = (28, 48)
+"""Text heights (px) of the two looks each date line gets in one Tesseract call: binarised at the
+first, gray at the second (Tesseract thresholds it itself); the readings must agree."""
+DATE_SPAN_SLACK = 0.6
+"""How far (in character pitches) the ink of a date line may reach beyond the characters
+Tesseract read in it before a character counts as lost (film 157's 24.5.1954 read as 4.5.1954)."""
+
+
+def _date_look(band: np.ndarray, text_height: int, binarise: bool) -> tuple[np.ndarray, float]:
+    """A date line's crop scaled so its digits (about 0.6 of the band's height) are
+    ``text_height`` px tall, binarised or gray, with a border; and the scale applied."""
+    gray = band if band.ndim == 2 else cv2.cvtColor(band, cv2.COLOR_BGR2GRAY)
+    scale = text_height / (0.6 * gray.shape[0])
+    gray = cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
+    if binarise:
+        _, gray = cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+        return cv2.copyMakeBorder(gray, BORDER, BORDER, BORDER, BORDER, cv2.BORDER_CONSTANT, value=255), scale
+    gray = cv2.normalize(gray, None, 0, 255, cv2.NORM_MINMAX)  # a faded line's gray stretched to black
+    return cv2.copyMakeBorder(gray, BORDER, BORDER, BORDER, BORDER, cv2.BORDER_REPLICATE), scale
+
+
+def _ink_span(band: np.ndarray) -> tuple[int, int] | None:
+    """The first and last column (band pixels) holding dark ink (Otsu on the band)."""
+    gray = band if band.ndim == 2 else cv2.cvtColor(band, cv2.COLOR_BGR2GRAY)
+    _, bw = cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
+    cols = np.nonzero(bw.sum(axis=0) >= 2 * 255)[0]
+    return (int(cols[0]), int(cols[-1]) + 1) if len(cols) else None
+
+
+def read_date_lines(bands: Sequence[np.ndarray]) -> list[str]:
+    """The text (digits and dots) of several ``d.m.yyyy`` lines, read in one Tesseract call.
+
+    Each line is looked at twice (see ``DATE_HEIGHTS``); a text stands only when both looks read
+    it alike and its characters span the line's ink (none lost at either end, see
+    ``DATE_SPAN_SLACK``); otherwise, and without Tesseract, the text is empty.
+    """
+    if not bands:
+        return []
+    looks = [[_date_look(b, h, binarise=k == 0) for b in bands] for k, h in enumerate(DATE_HEIGHTS)]
+    words = _run_tesseract([t for look in looks for t, _ in look])
+    if words is None:
+        return ["" for _ in bands]
+    out = []
+    for i, band in enumerate(bands):
+        texts = []
+        for k, look in enumerate(looks):
+            ws = words[k * len(bands) + i]
+            text = "".join(w for _, w, _, _ in ws)
+            span = _ink_span(band)
+            if not ws or span is None:
+                texts.append(None)
+                continue
+            scale = look[i][1]
+            left, right = (min(w[0] for w in ws) - BORDER) / scale, (max(w[3] for w in ws) - BORDER) / scale
+            pitch = (right - left) / max(1, len(text))
+            lost = span[0] < left - DATE_SPAN_SLACK * pitch or span[1] > right + DATE_SPAN_SLACK * pitch
+            texts.append(None if lost else text)
+        out.append(texts[0] if texts[0] is not None and all(t == texts[0] for t in texts) else "")
     return out

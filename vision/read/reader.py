@@ -43,7 +43,7 @@ with :data:`ACCEPT` and drop fields below it (abstain) rather than guess.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -1071,38 +1071,46 @@ at a score of ``DATE_YEAR_UNSURE``, 1 from ``DATE_YEAR_SURE`` (below that the gl
 are looked at in their faint ink too, a 4 thinned to its stem)."""
 
 
-def _read_date(a: _Analysis, year_line: tuple[Blob, ...], turned: bool, year: int) -> tuple[CardDate | None, float]:
-    """Read ``d.m.yyyy`` printed under the year; returns the date (or None) and its confidence."""
+def _read_date(a: _Analysis, year_line: tuple[Blob, ...], turned: bool, year: int
+               ) -> tuple[CardDate | None, float, tuple[float, float, float, float] | None]:
+    """Read ``d.m.yyyy`` printed under the year; returns the date (or None), its confidence and,
+    when a line of ink lies there, its box (see ``CardReading.date_line``)."""
     W, H = READ_W, READ_H
     top = max(g.y1 for g in year_line)
     yh = max(g.h for g in year_line)
     blobs = [b.turned(W, H) if turned else b for b in a.blobs]
     row = [b for b in blobs if top + 0.05 * yh < b.cy < top + 1.2 * yh and 0.08 * W < b.cx < 0.92 * W]
     if not row:
-        return None, 1.0
+        return None, 1.0, None
     row = [b for b in row if b.h < 1.2 * yh and b.w < 0.5 * W]
     if not row:
-        return None, 1.0
+        return None, 1.0, None
+    # the line is centred on the card: as wide as its pieces reach out on either side (the faint
+    # digits at one end may not all be ink pieces)
+    pad = 0.15 * yh
+    half = max(max(W / 2 - b.x0, b.x1 - W / 2) for b in row) + pad
+    line = (max(0.0, 0.5 - half / W), max(0.0, (min(b.y0 for b in row) - pad) / H),
+            min(1.0, 0.5 + half / W), min(1.0, (max(b.y1 for b in row) + pad) / H))
     row, faint = _faint_joined(a, row, yh, turned)
     hmax = max(b.h for b in row)
     digits = sorted([b for b in row if b.h > 0.7 * hmax and b.h > 0.025 * H], key=lambda b: b.x0)
     if len(digits) < 6 or len(digits) > 8:
-        return None, 0.3
+        return None, 0.3, line
     # the last four digits are the year; day and month are split at the widest gap before it
     # (the dot between them is often too small to survive as ink)
     head, tail = digits[:-4], digits[-4:]
     gaps = [head[i + 1].x0 - head[i].x1 for i in range(len(head) - 1)]
     tail_gaps = [tail[i + 1].x0 - tail[i].x1 for i in range(3)]
     if not gaps:
-        return None, 0.3
+        return None, 0.3, line
     cut = int(np.argmax(gaps)) + 1
     wide = head[-1].x1 <= tail[0].x0 and tail[0].x0 - head[-1].x1 > 1.5 * max(tail_gaps)
     gap_my = tail[0].x0 - head[-1].x1
     if gaps[cut - 1] < 1.5 * max(tail_gaps) or not wide or not 0.7 <= gaps[cut - 1] / max(1, gap_my) <= 1.4:
-        return None, 0.3  # both separators are a dot: their gaps must match (a lost digit would widen one)
+        return None, 0.3, line  # both separators are a dot: their gaps must match (a lost digit would widen one)
     groups = [head[:cut], head[cut:], tail]
     if not (1 <= len(groups[0]) <= 2) or not (1 <= len(groups[1]) <= 2):
-        return None, 0.3
+        return None, 0.3, line
     def mask(g: Blob) -> np.ndarray:
         b = g.turned(W, H) if turned else g
         m = (a.loose[b.y0:b.y1, b.x0:b.x1] == faint[g.label] if g.label in faint
@@ -1119,11 +1127,11 @@ def _read_date(a: _Analysis, year_line: tuple[Blob, ...], turned: bool, year: in
     conf = min(glyph_confidence(day), glyph_confidence(month),
                float(np.clip((yv.score - DATE_YEAR_UNSURE) / (DATE_YEAR_SURE - DATE_YEAR_UNSURE), 0, 1)) if yv else 0.0)
     if day is None or month is None or conf < ACCEPT:
-        return None, conf
+        return None, conf, line
     try:
-        return CardDate(year, month.value, day.value), conf
+        return CardDate(year, month.value, day.value), conf, line
     except Exception:  # an impossible day for the month is not a reading
-        return None, 0.0
+        return None, 0.0, line
 
 
 # ------------------------------------------------------------------------------------------------
@@ -1301,14 +1309,14 @@ def read_card(card: np.ndarray, deck: Deck = Deck()) -> CardReading:
     for end, turned in ((top, False), (bottom, True)):
         if end.year is not None:
             yconf = _gated(glyph_confidence(end.year), gate)
-            date, dconf = _read_date(a, end.year_line, turned, end.year.value)
+            date, dconf, line = _read_date(a, end.year_line, turned, end.year.value)
             cd = date if date is not None else CardDate(end.year.value)
             other = bottom if end is top else top
             orient = 1.0 if other.year is None or glyph_confidence(other.year) < 0.2 else 0.5
             candidates.append(CardReading(
                 kind=CardKind.TIMELINE, face=Face.DATE, flipped=turned, date=cd, confidence=yconf * orient,
                 field_confidences=FieldConfidences(kind=yconf, date=yconf * (dconf if date else 1.0)),
-                orientation_confidence=orient))
+                orientation_confidence=orient, date_line=line))
     # Via Appia income card: a digit in each half, on the left.
     for end, turned in ((top, False), (bottom, True)):
         if end.income_top is not None and end.income_bottom is not None:
@@ -1419,9 +1427,8 @@ def _colour_kind(a: _Analysis, c: dict[str, float], deck: Deck, nblisters: int, 
 
 def _with_confidence(r: CardReading, conf: float) -> CardReading:
     f = r.field_confidences
-    return CardReading(r.kind, r.face, r.flipped, r.value, r.blisters, r.date, r.stones, r.sesterces, r.tile,
-                       conf, FieldConfidences(min(f.kind, conf), min(f.value, conf), min(f.blisters, conf),
-                                              min(f.date, conf)), r.orientation_confidence, r.source)
+    return replace(r, confidence=conf, field_confidences=FieldConfidences(
+        min(f.kind, conf), min(f.value, conf), min(f.blisters, conf), min(f.date, conf)))
 
 
 def _abstain_low(r: CardReading) -> CardReading:
@@ -1438,5 +1445,4 @@ def _abstain_low(r: CardReading) -> CardReading:
     if r.date is not None and date is None and r.date.month is not None:
         date = CardDate(r.date.year)  # the full date is unsure but the year is read
     conf = min([f.kind] + [c for c, v in ((f.value, value), (f.blisters, blisters), (f.date, date)) if v is not None])
-    return CardReading(r.kind, r.face, r.flipped, value, blisters, date, stones, sesterces, r.tile, conf, f,
-                       r.orientation_confidence, r.source)
+    return replace(r, value=value, blisters=blisters, date=date, stones=stones, sesterces=sesterces, confidence=conf)

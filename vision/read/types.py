@@ -84,6 +84,10 @@ class CardReading:
     """Which reader produced the fields: ``glyphs`` (in-process) or ``tesseract`` (fallback)."""
     turn: int = 0
     """Quarter turns (clockwise corner shifts) between the detector's corner order and the one read."""
+    date_line: tuple[float, float, float, float] | None = None
+    """Where a line of ink lies under the year of a date side (a card printed with a full date,
+    ``d.m.yyyy``): ``(x0, y0, x1, y1)`` as fractions of the upright card; None when none does.
+    The Tesseract fallback reads it when the reader gave the year alone."""
 
     def observation(self, quad: Quad, visible: bool = True, image: object = None) -> CardObservation:
         """A :class:`CardObservation` for ``quad`` (ordered as read: the card's true top-left first)."""
