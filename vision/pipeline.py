@@ -543,12 +543,12 @@ def _date_from_ocr(text: str, reading: CardReading) -> CardReading:
     parts = text.split(".")
     if len(parts) != 3 or parts[2] != str(year) or not all(p.isdigit() and len(p) <= 2 for p in parts[:2]):
         return reading
+    day, month = int(parts[0]), int(parts[1])
     try:
-        datetime.date(year, int(parts[1]), int(parts[0]))
+        datetime.date(year, month, day)
     except ValueError:  # a day or month no calendar has is no reading
         return reading
-    date = CardDate(year, int(parts[1]), int(parts[0]))
-    return replace(reading, date=date)
+    return replace(reading, date=CardDate(year, month, day))
 
 
 def _from_ocr(got: dict[str, tuple[str, float]], deck: Deck, crop: np.ndarray | None) -> CardReading | None:

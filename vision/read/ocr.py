@@ -47,8 +47,7 @@ def _prepare(crop: np.ndarray, text_height: int = TEXT_HEIGHT) -> tuple[np.ndarr
 
 def _run_tesseract(tiles: list[np.ndarray]) -> list[list[tuple[int, str, float, int]]] | None:
     """Tesseract's words (left, text, confidence, right; tile pixels) on each of several tiles,
-    read as one stacked sheet (each tile widened in the colour of its own left edge); None when
-    Tesseract is not available."""
+    read as one stacked sheet; None when Tesseract is not available."""
     try:
         import pytesseract
     except ImportError:
@@ -158,10 +157,10 @@ def read_date_lines(bands: Sequence[np.ndarray]) -> list[str]:
     out = []
     for i, band in enumerate(bands):
         texts = []
+        span = _ink_span(band)
         for k, look in enumerate(looks):
             ws = words[k * len(bands) + i]
             text = "".join(w for _, w, _, _ in ws)
-            span = _ink_span(band)
             if not ws or span is None:
                 texts.append(None)
                 continue
