@@ -8,7 +8,9 @@ import pytest
 from samples.render import Game, LayoutKind, SceneConfig, render_scene
 from vision.pipeline import CardReader, PipelineConfig
 from vision.read import Deck
-from vision.types import Detection, Quad
+from vision.read.types import CardReading
+from vision.types import FieldConfidences
+from vision.types import CardKind, Detection, Quad
 
 
 def test_steady_frame_reads_nothing_new_and_confident_fields_are_right() -> None:
@@ -301,6 +303,39 @@ def test_a_card_is_read_at_a_guess_inside_an_outline_that_reads_as_nothing() -> 
     reads = reader.reads
     again = reader.read_detections(scene.image, det).observations[0]
     assert reader.reads == reads and again == first
+
+
+def test_a_pile_outline_read_fairly_surely_yields_to_surer_guesses(monkeypatch) -> None:
+    # Film 166: a pile's outline took in the peeking corner of the card below and was read from
+    # that end alone, as the card below, at 0.54-0.69; every guess inside read the top card at
+    # 0.8. The outline's reading is made such a one here (another value at 0.65): the guesses
+    # are read too and win. At 0.9 the outline's reading stands and no guess is read.
+    import vision.pipeline as pipeline
+
+    scene, truth, card, outline = _pile_top()
+    config = PipelineConfig(deck=Deck.for_game("gladiola"), tesseract=False)
+    guesses = (Quad.card_order(card), Quad.card_order(card + 1.0))
+    real = pipeline.read_card
+    other = 34 if truth.spec.value != 34 else 33
+
+    def seen_with_outline_at(confidence: float) -> tuple[object, int]:
+        calls: list[int] = []
+
+        def read(crop: np.ndarray, deck: Deck) -> CardReading:
+            calls.append(1)
+            if len(calls) == 1:  # the outline, read first
+                return CardReading(kind=CardKind.WALK, value=other, confidence=confidence,
+                                   field_confidences=FieldConfidences(kind=1.0, value=confidence))
+            return real(crop, deck)
+
+        monkeypatch.setattr(pipeline, "read_card", read)
+        seen = CardReader(config).read_detections(scene.image, [Detection(outline, 1.0, inside=guesses)]).observations[0]
+        return seen, len(calls)
+
+    seen, calls = seen_with_outline_at(0.65)
+    assert (seen.kind.value, seen.value) == ("walk", truth.spec.value) and seen.confidence > 0.65 and calls == 3
+    seen, calls = seen_with_outline_at(0.9)
+    assert (seen.kind.value, seen.value, calls) == ("walk", other, 1)
 
 
 def _two_walks():
