@@ -542,10 +542,23 @@ def _detect_segmented(
             if refined is not None:
                 full, support = _mend_corner(gray_full, refined, support, band, config)
                 if piece.closer or occluded:  # a pile's top card seen with the card below, say
-                    full, support = _mend_side(gray_full, full, support, band, config)
+                    mended, mended_support = _mend_side(gray_full, full, support, band, config)
+                    if mended is not full and not at_border:
+                        # the straightest edge across the outline may be a band printed across the
+                        # top card: the card found inside the outline uncut, on at least as much
+                        # edge, wins (film 166's FINISH on a pile beside the START card: cut at its
+                        # checkered banner's upper edge on each of frames 435-450, the lower half
+                        # read as nothing, the move waited 4 s for the card to be read where it was
+                        # set aside; found inside the outline at edge support 0.93-0.97)
+                        top = _top_card(gray_full, maps, full, card_area, band, config)
+                        if top is not None and top[1] >= max(mended_support, TOP_REPLACE) and _skew(top[0]) <= TOP_REPLACE_SKEW:
+                            outline = full
+                            (full, support), found_inside = top, True
+                    if not found_inside:
+                        full, support = mended, mended_support
                 shaped = _skew(full) <= PILE_SKEW and abs(_card_aspect(full) - CARD_ASPECT) <= PILE_ASPECT
-                if not at_border and ((not shaped and piece.box_fill < PILE_BOX_FILL)
-                                      or _inner_outline(maps, full) >= PILE_INNER_EDGE):
+                if not at_border and not found_inside and ((not shaped and piece.box_fill < PILE_BOX_FILL)
+                                                           or _inner_outline(maps, full) >= PILE_INNER_EDGE):
                     # more than one card in the region: maybe the top card of a pile outlined with
                     # the cards below, whether or not the outline happens to have a card's shape
                     top = _top_card(gray_full, maps, full, card_area, band, config)
@@ -672,16 +685,30 @@ strips of two or three cards of a hand often merge into one such piece (a card s
 renderer's strongest tilt, 40 degrees, looks at most about 0.85)."""
 
 
+TYPICAL_LEAST = 0.5
+"""Whole-looking pieces of less than this share of the card size seen in earlier frames do not set
+the typical card size either: the end of a card peeking out from under a pile's top card, cut off
+by it, can look like a whole card (film 166's W23 under W29, a quarter of a card's area: the sole
+whole piece of frames 99-113, it made the pile seen with it too big for one card and the pile was
+dropped; the walk's verdict waited 2.2 s)."""
+
+
 def _typical_size(whole: list[_Piece], seen: tuple[float, float] | None = None) -> tuple[float, float] | None:
     """The median (short, long) sides of the cards in full view, or None without any.
 
     Nearly square pieces (maybe two or three cards seen as one) are left out when other whole
-    cards remain; when none remain, the size ``seen`` in earlier frames stands instead (film
+    cards remain, and so are pieces much smaller than ``seen`` (see ``TYPICAL_LEAST``); when none
+    remain, the size ``seen`` in earlier frames stands instead (film
     163: a fan of four gladiolas the only piece in full view, the walk pile beside it too small
     for a pile of such cards, its top card never looked for)."""
     if not whole:
         return None
     dims = np.array([sorted(p.rect[1]) for p in whole], np.float64)
+    if seen is not None:
+        sized = dims[:, 0] * dims[:, 1] >= TYPICAL_LEAST * seen[0] * seen[1]
+        if not sized.any():
+            return seen
+        dims = dims[sized]
     cardlike = dims[:, 0] <= TYPICAL_MAX_ASPECT * dims[:, 1]
     if cardlike.any():
         dims = dims[cardlike]
@@ -1868,6 +1895,14 @@ PILE_AREA = 3.0
 at for a pile's top card too (it used to be dropped as no card; it still is when none is found)."""
 TOP_LINES = 60
 """The straight lines looked for inside an outline: at most this many, the strongest ..."""
+TOP_MORE_LINES = 150
+"""... or, for an outline of at least ``TOP_MORE_AREA`` typical cards whose top card is not found
+among those, this many: a FINISH card's checkered banner makes lines enough to crowd out a side
+of the card (film 154's FINISH laid askew over a spread pile: 890 lines in the box, its upper side
+the 56th after thinning in a box a pixel off the outline's, past the 60th in the outline's own;
+the card was found in none of frames 593-602 it lay still, in each of them with 150). Looking at
+150 lines costs about 85 ms against 15-30 ms, so only outlines of a pile's size take it."""
+TOP_MORE_AREA = 1.25
 TOP_SHARE = 0.85
 """... are combined into quads that must lie on an image edge along this share of every side ..."""
 TOP_OUTLINE = 0.2
@@ -1957,7 +1992,19 @@ def _top_card(
     low, high = (0.6 * area, 1.2 * area) if area else (0.5 * outline_area, 1.1 * outline_area)
     if up_to_outline:
         high = max(high, outline_area)
-    found = _inside_quads(gray, maps, quad, max(low, _least_top(outline_area, area)), high, config)
+    least = max(low, _least_top(outline_area, area))
+    best = _best_top(gray, maps, _inside_quads(gray, maps, quad, least, high, config), radius, config)
+    if best is None and area and outline_area >= TOP_MORE_AREA * area:
+        best = _best_top(gray, maps, _inside_quads(gray, maps, quad, least, high, config, TOP_MORE_LINES), radius, config)
+    return best
+
+
+def _best_top(
+    gray: np.ndarray, maps: CardMaps, found: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None,
+    radius: float, config: DetectConfig,
+) -> tuple[np.ndarray, float] | None:
+    """Of the quads :func:`_inside_quads` ``found``, the pile's top card and its edge support (see
+    :func:`_top_card`), or None."""
     if found is None:
         return None
     quads, share, evidence, skews = found
@@ -2030,6 +2077,7 @@ def _card_shaped(quad: np.ndarray, config: DetectConfig) -> bool:
 
 def _inside_quads(
     gray: np.ndarray, maps: CardMaps, quad: np.ndarray, low: float, high: float, config: DetectConfig,
+    most_lines: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
     """The card-shaped quads (frame pixels) inside an outline ``quad`` (frame pixels) that may be
     a pile's top card, with per side their share on image edges and their mean probability on
@@ -2048,7 +2096,7 @@ def _inside_quads(
     if x1 - x0 < 8 or y1 - y0 < 8:
         return None
     crop = gray[y0:y1, x0:x1]
-    lines = _strong_lines(crop, int(0.4 * short), config)
+    lines = _strong_lines(crop, int(0.4 * short), config, TOP_LINES if most_lines is None else most_lines)
     quads, skews = _card_quads(_with_sides(lines, quad - np.array([x0, y0], np.float64)), low, high)
     if not len(quads):
         return None
@@ -2097,16 +2145,16 @@ def _runs_past(outline: np.ndarray, card: np.ndarray) -> bool:
                 and depth.max() >= TOP_UNEVEN * depth.min())
 
 
-def _strong_lines(crop: np.ndarray, votes: int, config: DetectConfig) -> np.ndarray:
+def _strong_lines(crop: np.ndarray, votes: int, config: DetectConfig, most: int) -> np.ndarray:
     """The straight lines (rows ``(rho, theta)``, crop pixels) with at least ``votes`` edge pixels
-    (Canny) on them, strongest first, at most ``TOP_LINES``; of lines within 2 pixels and 2
-    degrees of each other only the strongest."""
+    (Canny) on them, strongest first, at most ``most``; of lines within 2 pixels and 2 degrees of
+    each other only the strongest."""
     found = cv2.HoughLines(cv2.Canny(crop, config.canny_low, config.canny_high), 1, np.pi / 360, max(8, votes))
     lines: list[tuple[float, float]] = []
     for rho, theta in found[:, 0, :] if found is not None else ():
         if _apart_from(float(rho), float(theta), lines):
             lines.append((float(rho), float(theta)))
-            if len(lines) >= TOP_LINES:
+            if len(lines) >= most:
                 break
     return np.array(lines, np.float64).reshape(-1, 2)
 

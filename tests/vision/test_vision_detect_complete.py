@@ -151,6 +151,17 @@ def test_typical_size_leaves_out_square_merged_pieces() -> None:
     assert _typical_size(whole, (30.0, 50.0)) == pytest.approx((35.0, 56.5))  # the frame's own cards first
 
 
+def test_typical_size_leaves_out_pieces_much_smaller_than_the_cards_seen_before() -> None:
+    # the end of a card peeking out from under a pile's top card looks whole (film 166's W23 under
+    # W29): with a card size seen in earlier frames it sets no size; alone, that size stands
+    sliver = _piece(17.0, 34.0)
+    assert _typical_size([sliver]) == pytest.approx((17.0, 34.0))  # nothing seen before: all there is
+    assert _typical_size([sliver], (33.0, 51.0)) == (33.0, 51.0)
+    assert _typical_size([sliver, _piece(34.0, 52.0)], (33.0, 51.0)) == pytest.approx((34.0, 52.0))
+    # cards a little smaller than those seen (further from the camera) still count
+    assert _typical_size([_piece(26.0, 40.0)], (33.0, 51.0)) == pytest.approx((26.0, 40.0))
+
+
 def test_a_pile_tops_quad_with_one_corner_on_the_card_below_is_mended() -> None:
     # A pile's top card, with the card below peeking out at its lower left: an outline that
     # runs to the lower card's corner is no parallelogram, and the corner the other three put
