@@ -106,16 +106,16 @@ THUMB_W, THUMB_H = 24, 36
 SURE_CONFIDENCE = 0.5
 """A reading below this confidence is unsure: read again after ``recheck_frames`` like an unread card
 (a card read while a shadow or a passing hand still blurred it keeps its doubtful reading otherwise)."""
-PILE_SURE = 0.8
-"""An outline with guesses inside it (a pile) read below this confidence has its guesses read too,
-and a guess vote surer than the outline's reading wins: film 166's pile of W40 on W34 came out as
-one outline taking in W34's peeking corner, read 34 at 0.54-0.69 from that end alone while every
-guess inside read 40 at 0.8 (a walk missed)."""
 
 
 def _sure(reading: CardReading | None) -> bool:
     """Whether a reading is sure (see ``SURE_CONFIDENCE``)."""
     return reading is not None and reading.kind is not CardKind.UNKNOWN and reading.confidence >= SURE_CONFIDENCE
+
+
+def _names(reading: CardReading) -> tuple:
+    """What a reading names a card by: its kind, value and year."""
+    return reading.kind, reading.value, reading.date.year if reading.date else None
 
 
 def _whole_print(reading: CardReading) -> bool:
@@ -140,7 +140,7 @@ def _inside_vote(tried: int, read: list[_Found]) -> _Found | None:
     votes: dict[tuple, list[_Found]] = {}
     for found in read:
         r = found[1]
-        votes.setdefault((r.kind, r.value, r.date.year if r.date else None), []).append(found)
+        votes.setdefault(_names(r), []).append(found)
     most = max(votes.values(), key=len, default=[])
     if 2 * len(most) < tried or not most:
         return None
@@ -269,12 +269,18 @@ class CardReader:
                     if second.kind is not CardKind.UNKNOWN:
                         hit = replace(second, turn=1)
                         crop = turned_crop
-                if (det.inside or det.also_inside) and (hit.kind is CardKind.UNKNOWN or hit.confidence < PILE_SURE):
-                    # (an outline flagged partly hidden too: a pile seen as pieces; the card read
-                    # inside it lies on top, in full view; an outline read only fairly surely may
-                    # take in a corner of the card below, whose index it then read)
+                if det.inside or det.also_inside:
+                    # An outline the detector looked into for a pile's top card: the card read at
+                    # the guesses inside it lies on top, in full view (an outline flagged partly
+                    # hidden too: a pile seen as pieces). Their vote wins when the outline reads
+                    # less surely, or names another card: the outline's corners may lie on the
+                    # cards below, and its reading come from a peeking corner's index alone (film
+                    # 166: W40 on W34 read 34 at 0.54-0.69 while every guess read 40 at 0.8, and
+                    # W43 on W23 read 23 at 1.0, the other end's 43 cut off by the outline's
+                    # corner, a confident wrong reading for 10 frames).
                     inner = self._read_in_sets(image, det)
-                    if inner is not None and (not _sure(hit) or inner[1].confidence > hit.confidence):
+                    if inner is not None and (not _sure(hit) or inner[1].confidence > hit.confidence
+                                              or _names(inner[1]) != _names(hit)):
                         quad, hit, crop = inner
                         found_inside[k] = Quad.card_order(quad.as_array()).as_array()
                         detections[k] = replace(det, quad=quad, visible=True, inside=(), also_inside=())

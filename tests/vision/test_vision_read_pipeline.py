@@ -276,6 +276,12 @@ def _grown(corners: np.ndarray, down: float, side: float) -> np.ndarray:
     return c
 
 
+def _corner_error(truth: np.ndarray, found: np.ndarray) -> float:
+    """Largest corner distance between two quads, the found one taken in its best rotation."""
+    truth = Quad.card_order(truth).as_array()
+    return min(float(np.linalg.norm(np.roll(found, k, axis=0) - truth, axis=1).max()) for k in range(4))
+
+
 def _pile_top():
     """A rendered scene, a walk card in full view in it (truth, corners) and an outline taking in
     a strip below and beside it, as a pile's outline would."""
@@ -305,11 +311,13 @@ def test_a_card_is_read_at_a_guess_inside_an_outline_that_reads_as_nothing() -> 
     assert reader.reads == reads and again == first
 
 
-def test_a_pile_outline_read_fairly_surely_yields_to_surer_guesses(monkeypatch) -> None:
+def test_a_pile_outline_yields_to_guesses_surer_or_naming_another_card(monkeypatch) -> None:
     # Film 166: a pile's outline took in the peeking corner of the card below and was read from
-    # that end alone, as the card below, at 0.54-0.69; every guess inside read the top card at
-    # 0.8. The outline's reading is made such a one here (another value at 0.65): the guesses
-    # are read too and win. At 0.9 the outline's reading stands and no guess is read.
+    # that end alone, as the card below, at 0.54-0.69 (W40 on W34) and at 1.0 (W43 on W23, the
+    # top card's own index at the other end cut off); the guesses inside read the top card. The
+    # outline's reading is made such a one here (another value): the guesses are read and win,
+    # however sure the outline's reading. An outline read surely as the guesses' card keeps its
+    # reading; one read less surely takes the guesses' quad and reading.
     import vision.pipeline as pipeline
 
     scene, truth, card, outline = _pile_top()
@@ -318,13 +326,13 @@ def test_a_pile_outline_read_fairly_surely_yields_to_surer_guesses(monkeypatch) 
     real = pipeline.read_card
     other = 34 if truth.spec.value != 34 else 33
 
-    def seen_with_outline_at(confidence: float) -> tuple[object, int]:
+    def seen_with_outline_at(value: int, confidence: float) -> tuple[object, int]:
         calls: list[int] = []
 
         def read(crop: np.ndarray, deck: Deck) -> CardReading:
             calls.append(1)
             if len(calls) == 1:  # the outline, read first
-                return CardReading(kind=CardKind.WALK, value=other, confidence=confidence,
+                return CardReading(kind=CardKind.WALK, value=value, confidence=confidence,
                                    field_confidences=FieldConfidences(kind=1.0, value=confidence))
             return real(crop, deck)
 
@@ -332,10 +340,15 @@ def test_a_pile_outline_read_fairly_surely_yields_to_surer_guesses(monkeypatch) 
         seen = CardReader(config).read_detections(scene.image, [Detection(outline, 1.0, inside=guesses)]).observations[0]
         return seen, len(calls)
 
-    seen, calls = seen_with_outline_at(0.65)
-    assert (seen.kind.value, seen.value) == ("walk", truth.spec.value) and seen.confidence > 0.65 and calls == 3
-    seen, calls = seen_with_outline_at(0.9)
-    assert (seen.kind.value, seen.value, calls) == ("walk", other, 1)
+    for confidence in (0.65, 0.9, 1.0):
+        seen, calls = seen_with_outline_at(other, confidence)
+        assert (seen.kind.value, seen.value, calls) == ("walk", truth.spec.value, 3)
+        assert seen.confidence >= 0.5 and _corner_error(card, seen.quad.as_array()) < 3.0
+    seen, calls = seen_with_outline_at(truth.spec.value, 1.0)
+    assert (seen.value, seen.confidence, calls) == (truth.spec.value, 1.0, 3)
+    assert _corner_error(card, seen.quad.as_array()) > 3.0  # the outline's own quad
+    seen, calls = seen_with_outline_at(truth.spec.value, 0.3)
+    assert seen.value == truth.spec.value and seen.confidence > 0.3 and _corner_error(card, seen.quad.as_array()) < 3.0
 
 
 def _two_walks():
