@@ -1896,12 +1896,16 @@ at for a pile's top card too (it used to be dropped as no card; it still is when
 TOP_LINES = 60
 """The straight lines looked for inside an outline: at most this many, the strongest ..."""
 TOP_MORE_LINES = 150
-"""... or, for an outline of at least ``TOP_MORE_AREA`` typical cards whose top card is not found
-among those, this many: a FINISH card's checkered banner makes lines enough to crowd out a side
-of the card (film 154's FINISH laid askew over a spread pile: 890 lines in the box, its upper side
-the 56th after thinning in a box a pixel off the outline's, past the 60th in the outline's own;
-the card was found in none of frames 593-602 it lay still, in each of them with 150). Looking at
-150 lines costs about 85 ms against 15-30 ms, so only outlines of a pile's size take it."""
+"""... or, where an outline of ``TOP_MORE_AREA`` to ``TOP_SPREAD`` typical cards (a pile of a few
+cards, not a row or a spread) gives no guess (see
+:func:`_top_guesses`), this many: a FINISH card's checkered banner makes lines enough to crowd
+out a side of the card (film 154's FINISH laid askew over a spread pile: 890 lines in the box,
+its upper side the 56th after thinning in a box a pixel off the outline's, past the 60th in the
+outline's own; no guess, nothing read, in frames 593-602 it lay still). Quads from that many
+lines are only guesses, to be read: taken as found cards, they put chimeras of two touching
+cards in place of both on fresh stills (set 1101100, 2 of 120 stills), and outlines of more
+cards, a shown row, gave guesses reading a gladiola where there was none (one still of that set).
+Looking at 150 lines costs about 85 ms against 15-30 ms."""
 TOP_MORE_AREA = 1.25
 TOP_SHARE = 0.85
 """... are combined into quads that must lie on an image edge along this share of every side ..."""
@@ -1992,11 +1996,8 @@ def _top_card(
     low, high = (0.6 * area, 1.2 * area) if area else (0.5 * outline_area, 1.1 * outline_area)
     if up_to_outline:
         high = max(high, outline_area)
-    least = max(low, _least_top(outline_area, area))
-    best = _best_top(gray, maps, _inside_quads(gray, maps, quad, least, high, config), radius, config)
-    if best is None and area and outline_area >= TOP_MORE_AREA * area:
-        best = _best_top(gray, maps, _inside_quads(gray, maps, quad, least, high, config, TOP_MORE_LINES), radius, config)
-    return best
+    found = _inside_quads(gray, maps, quad, max(low, _least_top(outline_area, area)), high, config)
+    return _best_top(gray, maps, found, radius, config)
 
 
 def _best_top(
@@ -2031,9 +2032,22 @@ def _top_guesses(
     (or ``TOP_SPREAD``) of the outline's up to the outline's (the typical card's size may come from
     pieces of hidden cards: film 119's W47 was 1.5 times it), refined where refinement keeps a
     card's shape. Refinement cannot tell which of them is the card; reading can (see
-    :attr:`Detection.inside` and :attr:`Detection.also_inside`)."""
+    :attr:`Detection.inside` and :attr:`Detection.also_inside`). Where the strongest lines give
+    none, more lines are looked at (see ``TOP_MORE_LINES``)."""
     outline_area = abs(_shoelace(quad))
-    found = _inside_quads(gray, maps, quad, _least_top(outline_area, area), outline_area, config)
+    guesses = _guesses_of(gray, _inside_quads(gray, maps, quad, _least_top(outline_area, area), outline_area, config),
+                          radius, config)
+    if not any(guesses) and area and TOP_MORE_AREA * area <= outline_area <= TOP_SPREAD * area:
+        more = _inside_quads(gray, maps, quad, _least_top(outline_area, area), outline_area, config, TOP_MORE_LINES)
+        guesses = _guesses_of(gray, more, radius, config)
+    return guesses
+
+
+def _guesses_of(
+    gray: np.ndarray, found: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None, radius: float,
+    config: DetectConfig,
+) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]:
+    """The two sets of guesses (see :func:`_top_guesses`) of the quads :func:`_inside_quads` found."""
     if found is None:
         return (), ()
     quads, share, evidence, skews = found

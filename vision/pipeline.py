@@ -273,14 +273,15 @@ class CardReader:
                     # An outline the detector looked into for a pile's top card: the card read at
                     # the guesses inside it lies on top, in full view (an outline flagged partly
                     # hidden too: a pile seen as pieces). Their vote wins when the outline reads
-                    # less surely, or names another card: the outline's corners may lie on the
+                    # unsurely, or names another card: the outline's corners may lie on the
                     # cards below, and its reading come from a peeking corner's index alone (film
                     # 166: W40 on W34 read 34 at 0.54-0.69 while every guess read 40 at 0.8, and
                     # W43 on W23 read 23 at 1.0, the other end's 43 cut off by the outline's
-                    # corner, a confident wrong reading for 10 frames).
+                    # corner, a confident wrong reading for 10 frames). Naming the same card, a
+                    # sure outline's reading stands: a guess's reading, surer only for leaving the
+                    # blister count open, would lose the count (fresh set 1101100: six walks).
                     inner = self._read_in_sets(image, det)
-                    if inner is not None and (not _sure(hit) or inner[1].confidence > hit.confidence
-                                              or _names(inner[1]) != _names(hit)):
+                    if inner is not None and (not _sure(hit) or _names(inner[1]) != _names(hit)):
                         quad, hit, crop = inner
                         found_inside[k] = Quad.card_order(quad.as_array()).as_array()
                         detections[k] = replace(det, quad=quad, visible=True, inside=(), also_inside=())
