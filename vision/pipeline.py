@@ -279,7 +279,7 @@ class CardReader:
                     # W43 on W23 read 23 at 1.0, the other end's 43 cut off by the outline's
                     # corner, a confident wrong reading for 10 frames). Naming the same card, a
                     # sure outline's reading stands: a guess's reading, surer only for leaving the
-                    # blister count open, would lose the count (fresh set 1101100: six walks).
+                    # blister count open, would lose the count (fresh set 1101100: six walks, a gladiola).
                     inner = self._read_in_sets(image, det)
                     if inner is not None and (not _sure(hit) or _names(inner[1]) != _names(hit)):
                         quad, hit, crop = inner
