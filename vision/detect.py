@@ -551,7 +551,7 @@ def _detect_segmented(
                         # read as nothing, the move waited 4 s for the card to be read where it was
                         # set aside; found inside the outline at edge support 0.93-0.97)
                         top = _top_card(gray_full, maps, full, card_area, band, config)
-                        if top is not None and top[1] >= max(mended_support, TOP_REPLACE) and _skew(top[0]) <= TOP_REPLACE_SKEW:
+                        if _takes_over(top, mended_support):
                             outline = full
                             (full, support), found_inside = top, True
                     if not found_inside:
@@ -562,8 +562,7 @@ def _detect_segmented(
                     # more than one card in the region: maybe the top card of a pile outlined with
                     # the cards below, whether or not the outline happens to have a card's shape
                     top = _top_card(gray_full, maps, full, card_area, band, config)
-                    if (top is not None and top[1] >= max(support, TOP_REPLACE) and _skew(top[0]) <= TOP_REPLACE_SKEW
-                            and (not shaped or _runs_past(full, top[0]))):
+                    if _takes_over(top, support) and (not shaped or _runs_past(full, top[0])):
                         outline = full
                         (full, support), found_inside = top, True
                     else:
@@ -2022,6 +2021,13 @@ def _best_top(
     return (best[1], best[2]) if best is not None else None
 
 
+def _takes_over(top: tuple[np.ndarray, float] | None, support: float) -> bool:
+    """Whether a card found inside an outline (:func:`_top_card`) replaces a quad of edge support
+    ``support``: on at least as much edge, and ``TOP_REPLACE``, and nearly a parallelogram (see
+    ``TOP_REPLACE_SKEW``)."""
+    return top is not None and top[1] >= max(support, TOP_REPLACE) and _skew(top[0]) <= TOP_REPLACE_SKEW
+
+
 def _top_guesses(
     gray: np.ndarray, maps: CardMaps, quad: np.ndarray, area: float | None, radius: float, config: DetectConfig,
 ) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]:
@@ -2035,10 +2041,10 @@ def _top_guesses(
     :attr:`Detection.inside` and :attr:`Detection.also_inside`). Where the strongest lines give
     none, more lines are looked at (see ``TOP_MORE_LINES``)."""
     outline_area = abs(_shoelace(quad))
-    guesses = _guesses_of(gray, _inside_quads(gray, maps, quad, _least_top(outline_area, area), outline_area, config),
-                          radius, config)
+    least = _least_top(outline_area, area)
+    guesses = _guesses_of(gray, _inside_quads(gray, maps, quad, least, outline_area, config), radius, config)
     if not any(guesses) and area and TOP_MORE_AREA * area <= outline_area <= TOP_SPREAD * area:
-        more = _inside_quads(gray, maps, quad, _least_top(outline_area, area), outline_area, config, TOP_MORE_LINES)
+        more = _inside_quads(gray, maps, quad, least, outline_area, config, TOP_MORE_LINES)
         guesses = _guesses_of(gray, more, radius, config)
     return guesses
 

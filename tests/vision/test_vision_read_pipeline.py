@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 
 from samples.render import Game, LayoutKind, SceneConfig, render_scene
+from synth_cards import corner_error
 from vision.pipeline import CardReader, PipelineConfig
 from vision.read import Deck
 from vision.read.types import CardReading
-from vision.types import FieldConfidences
-from vision.types import CardKind, Detection, Quad
+from vision.types import CardKind, Detection, FieldConfidences, Quad
 
 
 def test_steady_frame_reads_nothing_new_and_confident_fields_are_right() -> None:
@@ -276,12 +276,6 @@ def _grown(corners: np.ndarray, down: float, side: float) -> np.ndarray:
     return c
 
 
-def _corner_error(truth: np.ndarray, found: np.ndarray) -> float:
-    """Largest corner distance between two quads, the found one taken in its best rotation."""
-    truth = Quad.card_order(truth).as_array()
-    return min(float(np.linalg.norm(np.roll(found, k, axis=0) - truth, axis=1).max()) for k in range(4))
-
-
 def _pile_top():
     """A rendered scene, a walk card in full view in it (truth, corners) and an outline taking in
     a strip below and beside it, as a pile's outline would."""
@@ -344,13 +338,13 @@ def test_a_pile_outline_yields_to_guesses_naming_another_card_or_when_unsure(mon
     for confidence in (0.65, 0.9, 1.0):
         seen, calls = seen_with_outline_at(other, confidence)
         assert (seen.kind.value, seen.value, calls) == ("walk", truth.spec.value, 3)
-        assert seen.confidence >= 0.5 and _corner_error(card, seen.quad.as_array()) < 3.0
+        assert seen.confidence >= 0.5 and corner_error(seen.quad.as_array(), card) < 3.0
     for confidence in (0.6, 1.0):
         seen, calls = seen_with_outline_at(truth.spec.value, confidence)
         assert (seen.value, seen.confidence, calls) == (truth.spec.value, confidence, 3)
-        assert _corner_error(card, seen.quad.as_array()) > 3.0  # the outline's own quad
+        assert corner_error(seen.quad.as_array(), card) > 3.0  # the outline's own quad
     seen, calls = seen_with_outline_at(truth.spec.value, 0.3)
-    assert seen.value == truth.spec.value and seen.confidence > 0.3 and _corner_error(card, seen.quad.as_array()) < 3.0
+    assert seen.value == truth.spec.value and seen.confidence > 0.3 and corner_error(seen.quad.as_array(), card) < 3.0
 
 
 def _two_walks():
