@@ -172,6 +172,12 @@ class GameMoves(Protocol):
         """Called for a frame in which the table is busy (a hand over it, cards on the move)."""
         ...
 
+    def misread(self, settled: Reading, now: Reading) -> bool:
+        """Whether a card at rest on its place, settled as ``settled`` and now read as ``now``,
+        is the same card misread one of the two times (it is then not restless: see
+        :meth:`CardTracker.restless`), rather than another card put there."""
+        ...
+
     cards_after_end: bool
     """Whether players lay cards down once the game is over (Via Gladiola: hands shown)."""
 
@@ -195,6 +201,9 @@ class _EventMoves:
 
     def busy(self) -> None:
         pass
+
+    def misread(self, settled: Reading, now: Reading) -> bool:
+        return False
 
     def reopen(self, view: Any) -> Conclusion | None:
         return None
@@ -674,6 +683,18 @@ class ValaisMoves:
             if looks >= WRONG_AWAY_LOOKS:
                 self._taken_away(wrong)
 
+    def misread(self, settled: Reading, now: Reading) -> bool:
+        """A row card at rest read as one accepted card, then as another (both lie in the
+        timeline): one of the readings is wrong, the card is the same (film 157's 1915 joker, read
+        as the 1901 beside it and settled so, then read rightly: restless until it settled anew,
+        it kept the row from being judged while a wrong 1859 lay there, and the move was missed).
+        A card of another date read where an accepted one lay is a card put there (film 131)."""
+        def accepted(date: VisionDate | None) -> bool:  # (a year read alone: a whole date of that year)
+            return date is not None and any(seen.date == _engine_date(date) or (date.month is None and seen.date.year == date.year)
+                                            for seen in self._timeline)
+        return (accepted(settled.date) and accepted(now.date)
+                and settled.date.year != now.date.year)  # type: ignore[union-attr]
+
     def _taken_away(self, wrong: _Wrong) -> None:
         """Forget ``wrong``: no card seen from now on is taken for it."""
         self._wrong = [w for w in self._wrong if w != wrong]
@@ -990,7 +1011,7 @@ class Tracker:
                 view = None  # the view predates these moves: the interpreter's own model stands
         if not self.cards.busy:
             recent = self.config.settle_seconds
-            outcome = self.moves.calm(self.cards.settled_cards(seen_within=recent), self.cards.restless(recent),
+            outcome = self.moves.calm(self.cards.settled_cards(seen_within=recent), self.cards.restless(recent, self.moves.misread),
                                       result.width, result.height, view)
             for note in outcome.notes:
                 self._notices.append(Notice(frame_index, timestamp, note))

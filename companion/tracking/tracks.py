@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, deque
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -423,13 +424,28 @@ class CardTracker:
                      if t.settled and t.returned is None
                      and (seen_within is None or t.last_seen >= now - seen_within))
 
-    def restless(self, seen_within: float) -> tuple[Quad, ...]:
+    def restless(self, seen_within: float,
+                 misread: Callable[[Reading, Reading], bool] | None = None) -> tuple[Quad, ...]:
         """Where the cards seen in the last ``seen_within`` seconds that are not at rest lie
-        (moving, just put down, or changing what they show)."""
+        (moving, just put down, or changing what they show). With ``misread``: a card lying on
+        its settled place whose reading changes counts at rest when ``misread(settled, now)``
+        says the change is a misreading of the same card (the game knows which cards can be)."""
         now = self._last_time if self._last_time is not None else 0.0
         return tuple(t.quad for t in self._tracks.values()
                      if t.last_seen >= now - seen_within
-                     and (not self._as_settled(t, t.reading) or _turning(t) or t.returned is not None))
+                     and (not self._as_settled(t, t.reading) or _turning(t) or t.returned is not None)
+                     and not (misread is not None and self._misread_in_place(t, misread)))
+
+    def _misread_in_place(self, track: _Track, misread: Callable[[Reading, Reading], bool]) -> bool:
+        """Whether ``track`` lies where it settled and only its reading changes, as ``misread``
+        takes for the same card read two ways."""
+        old = track.settled
+        if old is None or track.returned is not None or track.reading is None:
+            return False
+        if corner_shift(old.quad, track.anchor) > self._tolerance(old.quad):
+            return False
+        now = list(track.votes)[-1][0] if _turning(track) else track.reading
+        return now.bare != old.reading.bare and misread(old.reading, now)
 
     def track_count(self) -> int:
         return len(self._tracks)

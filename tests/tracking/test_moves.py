@@ -9,8 +9,10 @@ import pytest
 
 from companion.games import appia, gladiola, valais
 from companion.tracking import TrackConfig, TrackedMove, Tracker
+from companion.tracking.moves import GladiolaMoves, ValaisMoves
+from companion.tracking.tracks import Reading, SettledCard
 from tests.tracking.film import CARD_H, CARD_W, FPS, HEIGHT, Card, Film
-from vision.types import CardKind
+from vision.types import CardDate, CardKind
 
 SETTLE_FRAMES = math.ceil(TrackConfig().settle_seconds * FPS - 1e-9)
 PILE = (640.0, 360.0)
@@ -1036,3 +1038,24 @@ def test_valais_a_card_put_in_beside_its_twin_misread_is_placed_once():
     assert [(m.action.card.date, m.action.position) for _, m in moves] == [(valais.CardDate(1951), 2)]
     assert verdicts[0].legal
     assert [c.date for c in observer.public_view().timeline][2:4] == [valais.CardDate(1951), valais.CardDate(1951, 3, 8)]
+
+
+def test_valais_only_a_change_between_two_accepted_dates_is_a_misread():
+    # Film 157: the 1915 joker in the row, settled while misread as the 1901 beside it, was read
+    # rightly again and was restless until that reading settled; the row went unjudged meanwhile
+    # and a wrong 1859 lying there for half a second before the next hand was missed (every
+    # later move then given to the wrong player). A row card read as one accepted card and then
+    # as another is one card misread, not a card put in (see CardTracker.restless).
+    catalogue = valais.load_catalogue()
+    moves = ValaisMoves(catalogue)
+    row = [SettledCard(k, c.obs().quad, Reading.of(c.obs()), 0.0) for k, c in enumerate(centred_row(["1816", "1920", "1990"]))]
+    assert moves.start(row, 1280, 720, observer_of_row(catalogue).public_view()) == ()
+
+    def read(date: str | None) -> Reading:
+        return Reading(CardKind.TIMELINE, date=CardDate.from_json(date) if date else None)
+
+    assert moves.misread(read("1920"), read("1990"))
+    assert not moves.misread(read("1920"), read("2014"))  # a card put where an accepted one lay
+    assert not moves.misread(read(None), read("1920"))  # turned over: a card put in
+    assert not moves.misread(read("1920"), read("1920-03-01"))  # the same year: no change
+    assert not GladiolaMoves().misread(Reading(CardKind.WALK, 17), Reading(CardKind.WALK, 30))

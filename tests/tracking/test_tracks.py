@@ -323,6 +323,31 @@ def test_a_card_changing_what_it_shows_is_restless_until_its_new_reading_settles
     assert not any(restless[31 + CFG.min_votes + SETTLE_FRAMES + 2:])
 
 
+@pytest.mark.parametrize("moved", [False, True])
+def test_a_card_read_anew_in_place_is_at_rest_when_the_game_calls_it_a_misread(moved):
+    # Film 157's 1915 joker, settled as 1901 and read as 1915 again: the game says which
+    # changes of reading are the same card misread; a card that moves off its place is
+    # restless whatever it reads.
+    before = Card(640, 360, CardKind.TIMELINE, date="1901")
+    after = Card(640 + (60 if moved else 0), 360, CardKind.TIMELINE, date="1915")
+    film = Film(seed=3)
+    film.still([before], 30)
+    film.still([after], 3)
+    tracker = CardTracker()
+    for i, result in enumerate(film.results()):
+        tracker.update(i / FPS, result)
+    asked = []
+
+    def misread(settled: Reading, now: Reading) -> bool:
+        asked.append((settled.date, now.date))
+        return True
+
+    assert tracker.restless(seen_within=1.0)
+    assert bool(tracker.restless(seen_within=1.0, misread=misread)) == moved
+    assert asked == ([] if moved else [(CardDate(1901), CardDate(1915))])
+    assert tracker.restless(seen_within=1.0, misread=lambda settled, now: False)
+
+
 def _outline(card: Card, corner: int, by: float):
     """``card`` seen with one corner ``by`` pixels off to the right (another outline of it)."""
     obs = card.obs()
