@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from synth_cards import background, card_face, card_quad, corner_error, paste_card
-from vision.detect import DetectConfig, _fit_outline, _probe_image, _rescue, detect_cards
+from vision.detect import DetectConfig, _fit_outline, _fit_sides, _probe_image, _rescue, detect_cards
 from vision.errors import InvalidImageError
 
 CLASSICAL = DetectConfig(use_segmenter=False)
@@ -319,3 +319,30 @@ def test_the_networks_cards_beside_the_classical_ones_are_kept_on_a_frame_left_t
     king, over, unsure, sliver = det(186, 55, 0.64), det(390, 70, 0.9), det(600, 60, 0.4), det(600, 320, 0.9, 160.0, 20.0)
     kept = _beside(classical, [king, over, unsure, sliver], config)
     assert kept[:2] == classical and kept[2:] == [king]
+
+
+def _outline_of(mask: np.ndarray) -> np.ndarray:
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    return max(contours, key=cv2.contourArea)
+
+
+@pytest.mark.parametrize("notched", [False, True])
+def test_side_fit_keeps_a_side_whose_middle_is_notched(notched: bool) -> None:
+    # The network's map of a Valais*Wallis joker (film 157's 1915): its red label on the top
+    # edge is not card, a notch 4 map pixels deep along most of the side. A line fitted to the
+    # side's middle ran into the notch and tilted the top side 16 px in the frame; the outline's
+    # own corners stand. A card with rounded corners still gets its sides fitted out to the
+    # corners they point at.
+    mask = np.zeros((120, 100), np.uint8)
+    cv2.rectangle(mask, (20, 20), (60, 80), 255, -1)
+    for x, y in ((20, 20), (60, 20), (60, 80), (20, 80)):  # rounded corners, 3 px
+        mask[y - 3 if y == 80 else y:y + 4 if y == 20 else y + 1, x - 3 if x == 60 else x:x + 4 if x == 20 else x + 1] = 0
+        cv2.circle(mask, (x + (3 if x == 20 else -3), y + (3 if y == 20 else -3)), 3, 255, -1)
+    if notched:  # as on film 157's map: steep on the left, 4 px deep, rising slowly to the right
+        cv2.fillPoly(mask, [np.array([[26, 19], [30, 23], [37, 24], [41, 23], [49, 21], [56, 20], [56, 19]], np.int32)], 0)
+    quad = np.array([[20.0, 21.0], [60.0, 20.0], [60.0, 80.0], [20.0, 80.0]])
+    fitted = _fit_sides(_outline_of(mask), quad)
+    assert fitted is not None
+    top_left, top_right = fitted[0], fitted[1]
+    assert abs(top_left[1] - 20) <= 1.5 and abs(top_right[1] - 20) <= 1.5
+    assert np.abs(fitted - np.array([[20, 20], [60, 20], [60, 80], [20, 80]])).max() <= 1.5
