@@ -442,7 +442,7 @@ class CardTracker:
         old = track.settled
         if old is None or track.returned is not None or track.reading is None:
             return False
-        if corner_shift(old.quad, track.anchor) > self._tolerance(old.quad):
+        if not self._lies_at(old, [track.anchor]):
             return False
         now = list(track.votes)[-1][0] if _turning(track) else track.reading
         return now.bare != old.reading.bare and misread(old.reading, now)
@@ -464,7 +464,11 @@ class CardTracker:
         if old is None or old.reading != reading:
             return False
         places = [track.anchor] + ([track.before] if track.flicker and track.before is not None else [])
-        return any(corner_shift(old.quad, q) <= self._tolerance(old.quad) for q in places)
+        return self._lies_at(old, places)
+
+    def _lies_at(self, settled: SettledCard, places: list[Quad]) -> bool:
+        """Whether one of ``places`` is where ``settled`` lay, within the move tolerance."""
+        return any(corner_shift(settled.quad, q) <= self._tolerance(settled.quad) for q in places)
 
     # -- the frame step --------------------------------------------------------------------
 
