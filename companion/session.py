@@ -29,6 +29,9 @@ from companion.sources import Frame, FrameSource, SourceState, SourceStatus
 from companion.store import Entry, EntryKind, GameRecord, GameStore
 
 HISTORY_SHOWN = 12
+NOTICES_SHOWN = 4
+"""How many of the camera's latest notices (things it saw but could not judge, or asks the players
+to do) the dashboard shows."""
 
 
 class Origin(enum.Enum):
@@ -147,6 +150,8 @@ class SessionView:
     unrevealed: tuple[int, ...]
     pad: tuple[PadOption, ...]
     source: SourceStatus
+    notices: tuple[str, ...] = ()
+    """The camera's latest notices, newest first."""
 
     def to_json(self) -> dict[str, Any]:
         f = self.facts
@@ -171,6 +176,7 @@ class SessionView:
             "unrevealed": list(self.unrevealed),
             "pad": [o.to_json() for o in self.pad],
             "source": self.source.to_json(),
+            "notices": list(self.notices),
         }
 
 
@@ -267,6 +273,7 @@ class Session:
         self._reveals: list[tuple[int, tuple[str, ...]]] = []
         self._observer = self._fresh_observer()
         self._source = SourceStatus(SourceState.OK, "waiting for frames")
+        self._notices: list[str] = []
         self.replay_mismatches = 0
         self._replay(store.entries(record.game_id))
 
@@ -494,6 +501,15 @@ class Session:
                 self._source = status
                 self._touch()
 
+    def notice(self, message: str) -> None:
+        """Show the players something the camera saw but could not judge, or asks them to do
+        (not logged: the moves, verdicts and corrections are)."""
+        if not isinstance(message, str) or not message.strip():
+            raise CompanionError(f"expected a notice text, got {message!r}")
+        with self._lock:
+            self._notices = (self._notices + [message.strip()])[-NOTICES_SHOWN:]
+            self._touch()
+
     # -- reading ---------------------------------------------------------------------------------
 
     @property
@@ -547,6 +563,7 @@ class Session:
                 unrevealed=unrevealed,
                 pad=_pad_options(self.game, self.module, self._observer, self.players),
                 source=self._source,
+                notices=tuple(reversed(self._notices)),
             )
 
     def wait_for_change(self, version: int, timeout: float) -> int:
@@ -749,6 +766,8 @@ def _frame_loop(session: Session, source: FrameSource, moves: MoveSource, hub: F
                 if on_error is None:
                     raise
                 on_error(exc)
+        for message in getattr(moves, "take_notices", lambda: [])():
+            session.notice(message)
         for hand in getattr(moves, "take_reveals", lambda: [])():  # Via Gladiola's shown hands
             try:
                 session.reveal_hand(hand.player, hand.cards)

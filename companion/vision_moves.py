@@ -33,8 +33,8 @@ from companion.games import canonical_name, gladiola
 from companion.session import MoveItem
 from companion.setup_profile import CameraSetup
 from companion.sources import Frame
-from companion.tracking import TrackConfig, Tracker
-from companion.tracking.reveal import HandWatch, RevealedHand
+from companion.tracking import Notice, TrackConfig, Tracker
+from companion.tracking.reveal import HandWatch, RevealedHand, UnreadRow
 from companion.tracking.seats import ROW_NEAR_MARGIN, ROW_SEAT_REACH, SEAT_REACH, ArmEntry, SeatMap
 
 #: hand detection works on frames shrunk to this grid (width, height)
@@ -68,6 +68,14 @@ ROW_STILL_SECONDS = 0.3
 #: arm left by 48 at the median)
 ROW_STILL_MOTION = 0.03
 ROW_STILL_DIFF = 28.0
+#: Via Gladiola: a shown row followed this many seconds of calm frames with cards never read sure
+#: on any of them: the players are asked to spread it (a card whose plasters lie under its
+#: neighbour cannot be scored: film 168, a FINISH and a gladiola in a 15-card row)
+SPREAD_SECONDS = 2.0
+#: ... and on at least this many of the frames the row was read on
+SPREAD_FRAMES = 4
+#: the colour (BGR) the annotated image marks those cards with
+SPREAD_COLOUR = (0, 140, 255)
 ROW_STILL_OVERLAP = 0.9
 ROW_STILL_NOISE = 10.0
 
@@ -84,9 +92,11 @@ class VisionMoves:
         track_config: TrackConfig = TrackConfig(),
         setup: CameraSetup = CameraSetup(),
         revealed: Callable[[], Sequence[Sequence[str] | None]] | None = None,
+        names: Sequence[str] = (),
     ) -> None:
         """``revealed``: the hands shown so far, one per seat (None where not yet); without it
-        the hands this source named are taken as shown."""
+        the hands this source named are taken as shown. ``names``: the players' names, for the
+        notices (seat numbers without them)."""
         from vision.pipeline import CardReader, PipelineConfig
         from vision.read.types import Deck
 
@@ -100,6 +110,13 @@ class VisionMoves:
         self._last: tuple[int, Any, np.ndarray] | None = None
         self.hand = False
         self.revealed = revealed
+        self.names = tuple(names)
+        self._notices: list[Notice] = []
+        """What this source asks of the players (the tracker's own notices are kept there)."""
+        self._notices_taken = 0
+        self._unread: UnreadRow | None = None
+        """The shown row whose players were asked to spread it, while it is in view."""
+        self._spread_told: tuple[int, tuple[int, ...]] | None = None
         self._watch: HandWatch | None = None
         self._walk_blisters: tuple[tuple[int, int], ...] = ()
         self._finish_blisters: frozenset[int] = frozenset()
@@ -229,7 +246,7 @@ class VisionMoves:
             self._unarm -= 1
         self._unarm = 0
         found = self.tracker.update(frame.index, frame.timestamp, result, view=view, hand=self.hand or None)
-        shown = self._watch_hands(image, view, frame.timestamp)
+        shown = self._watch_hands(image, view, frame.index, frame.timestamp)
         items = [MoveItem(m.frame_index, m.timestamp, m.action, tuple(m.evidence)) for m in found]
         items += [MoveItem(frame.index, frame.timestamp, action, ()) for action in shown]
         return self._whose(items, view) if self.game == "gladiola" else items
@@ -285,12 +302,43 @@ class VisionMoves:
         return (self._seats.who(entry, reach=ROW_SEAT_REACH),
                 self._seats.who(entry, reach=ROW_SEAT_REACH, margin=ROW_NEAR_MARGIN))
 
+    def notices(self) -> tuple[Notice, ...]:
+        """Everything the camera saw but could not judge, or asks the players to do, in order."""
+        return tuple(sorted(self.tracker.notices() + tuple(self._notices), key=lambda n: n.frame_index))
+
+    def take_notices(self) -> list[str]:
+        """The notices' texts added since the last call."""
+        every = self.notices()
+        out, self._notices_taken = every[self._notices_taken:], len(every)
+        return [n.message for n in out]
+
+    def _player_name(self, seat: int) -> str:
+        return self.names[seat] if 0 <= seat < len(self.names) else f"player {seat + 1}"
+
+    def _ask_to_spread(self, frame_index: int, frame_time: float) -> None:
+        """Ask the players to spread a shown row whose hand cannot be named because cards of it
+        were never read (see :data:`SPREAD_SECONDS`); the annotated image marks those cards."""
+        assert self._watch is not None
+        row = self._watch.unread()
+        if row is None or row.frames < SPREAD_FRAMES or frame_time - self._calm_start < SPREAD_SECONDS - 1e-9:
+            self._unread = None
+            return
+        self._unread = row
+        if self._spread_told == (row.player, row.positions):
+            return
+        self._spread_told = (row.player, row.positions)
+        count = len(row.positions)
+        cards = "1 card" if count == 1 else f"{count} cards"
+        self._notices.append(Notice(frame_index, frame_time, (
+            f"{self._player_name(row.player)}'s shown hand: {cards} of {row.size} cannot be read (marked on the "
+            f"camera image): spread the row so that every card's km and plasters show")))
+
     def take_reveals(self) -> list[RevealedHand]:
         """The shown hands named since the last call (Via Gladiola, after the game's end)."""
         out, self._pending = self._pending, []
         return out
 
-    def _watch_hands(self, image: np.ndarray, view: Any, frame_time: float) -> list[gladiola.Action]:
+    def _watch_hands(self, image: np.ndarray, view: Any, frame_index: int, frame_time: float) -> list[gladiola.Action]:
         """Read a shown hand on calm frames once the game is over (see the module doc); the
         moves to apply before the hand named: the relabels of table cards it holds, then a
         recount if it holds another number of cards than counted."""
@@ -299,6 +347,7 @@ class VisionMoves:
         if self.hand:
             self._calm_frames = 0
             self._watch.reset()
+            self._unread = None
             return []
         if self._calm_frames == 0:
             self._calm_start = frame_time
@@ -319,7 +368,9 @@ class VisionMoves:
         laid_by, laid_near = self._row_layer()
         named = self._watch.see(rows, view, revealed, laid_by, laid_near)
         if named is None:
+            self._ask_to_spread(frame_index, frame_time)
             return []
+        self._unread = None
         self._named[named.player] = named.cards
         self._pending.append(named)
         actions: list[gladiola.Action] = [gladiola.Relabel(card, as_card) for card, as_card in named.relabels]
@@ -344,6 +395,12 @@ class VisionMoves:
                         (255, 255, 255), max(3, int(4 * scale)), cv2.LINE_AA)
             cv2.putText(image, label, (x, max(14, y)), cv2.FONT_HERSHEY_SIMPLEX, 0.6 * scale,
                         colour, max(1, int(2 * scale)), cv2.LINE_AA)
+        if self._unread is not None:
+            for quad in self._unread.quads:
+                pts = np.round(np.array(quad.to_json(), dtype=np.float64)).astype(np.int32)
+                cv2.polylines(image, [pts], True, SPREAD_COLOUR, max(3, int(4 * scale)), cv2.LINE_AA)
+            cv2.putText(image, "spread the row: marked cards cannot be read", (16, image.shape[0] - int(20 * scale)),
+                        cv2.FONT_HERSHEY_SIMPLEX, 0.9 * scale, SPREAD_COLOUR, max(2, int(2 * scale)), cv2.LINE_AA)
         if self.hand:
             cv2.putText(image, "hand over the table: waiting", (16, int(36 * scale)), cv2.FONT_HERSHEY_SIMPLEX,
                         0.9 * scale, (0, 0, 255), max(2, int(2 * scale)), cv2.LINE_AA)

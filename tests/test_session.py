@@ -272,3 +272,42 @@ def test_frame_loop_takes_the_hands_a_move_source_reads_at_the_end(store):
     assert session.revealed_hands() == tuple(tuple(h) for h in sim.hands())
     assert [str(e) for e in errors] == ["player 1 has already revealed their hand"]
     assert session.view().facts.scores is not None
+
+
+def test_the_camera_notices_are_shown_newest_first_and_only_the_latest(store):
+    _, session = start(store, "valais")
+    assert session.view().notices == () and session.view().to_json()["notices"] == []
+    version = session.version
+    for k in range(6):
+        session.notice(f"  notice {k} ")
+    assert session.version == version + 6
+    assert session.view().notices == ("notice 5", "notice 4", "notice 3", "notice 2")
+    assert session.view().to_json()["notices"][0] == "notice 5"
+    for bad in ("", "   ", None):
+        with pytest.raises(CompanionError, match="expected a notice text"):
+            session.notice(bad)
+    # notices are not part of the log: a resumed game starts without them
+    assert Session.resume(store, session.game_id).view().notices == ()
+
+
+def test_frame_loop_passes_the_move_sources_notices_on(store):
+    sim, session = start(store, "gladiola", seed=4)
+
+    class Noticing:
+        def __init__(self) -> None:
+            self.frames = 0
+
+        def moves(self, frame):
+            self.frames += 1
+            return sim.moves(frame)
+
+        def take_notices(self):
+            return [f"frame {self.frames}"] if self.frames in (2, 5) else []
+
+        def annotate(self, frame):
+            return frame.image
+
+    source = Noticing()
+    run_loop(session, BlankSource(32, 24), source, FrameHub(), threading.Event(), Origin.SIMULATION,
+             idle=0, stop_when=lambda: source.frames >= 6)
+    assert session.view().notices == ("frame 5", "frame 2")

@@ -94,6 +94,9 @@ class NoMoves:
     def update(self, *args, **kwargs):
         return []
 
+    def notices(self):
+        return ()
+
 
 class Blank:
     def read_frame(self, image):
@@ -142,6 +145,9 @@ def test_a_hand_named_with_a_table_twin_comes_after_its_relabel_and_recount(monk
 
         def reset(self):
             pass
+
+        def unread(self):
+            return None
 
         def see(self, rows, view, revealed, laid_by=None, laid_near=None):
             self.seen += 1
@@ -237,3 +243,46 @@ def test_an_arm_reaching_a_row_lying_still_keeps_all_its_frames():
     for i, image in enumerate(frames):
         source.moves(Frame(i, 0.1 * i, image))
     assert len(source._arms[-1]) == 4 and all(e.x == 0.0 for e in source._arms[-1])
+
+
+def test_a_shown_row_with_cards_never_read_asks_to_be_spread_and_marks_them(monkeypatch):
+    import vision.hand
+    from companion.sources import Frame
+    from companion.vision_moves import SPREAD_COLOUR, SPREAD_SECONDS
+    from vision.hand import HandCard, ShownHand
+    from vision.types import CardKind, FrameResult, Quad
+
+    def quad(x0: float) -> Quad:
+        return Quad(((x0, 100.0), (x0 + 60.0, 100.0), (x0 + 60.0, 190.0), (x0, 190.0)))
+
+    hidden = [HandCard(quad(300.0), 20.0, False, CardKind.GLADIOLA, None, None)]  # plasters unseen
+    rows = lambda: [ShownHand(Quad(((240.0, 100.0), (360.0, 100.0), (360.0, 190.0), (240.0, 190.0))),
+                              (HandCard(quad(240.0), 20.0, False, CardKind.WALK, 5, None), hidden[0]))]
+    monkeypatch.setattr(vision.hand, "read_hands", lambda image, config: rows())
+    class Empty:
+        def read_frame(self, image):
+            return FrameResult(image.shape[1], image.shape[0])
+
+    source = VisionMoves("gladiola", view=lambda: OverView(), reader=Empty(), tracker=NoMoves(),
+                         names=("Ann", "Ben", "Cy"))
+    fps = 15
+    asked_at = None
+    for i in range(int(SPREAD_SECONDS * fps) + 10):
+        source.moves(Frame(i, i / fps, table()))
+        notes = source.take_notices()
+        if notes:
+            assert asked_at is None and i / fps >= SPREAD_SECONDS
+            asked_at = i
+            assert notes == ["Ben's shown hand: 1 card of 2 cannot be read (marked on the camera image): "
+                             "spread the row so that every card's km and plasters show"]
+    assert asked_at is not None  # asked once, not on every frame
+    marked = source.annotate(Frame(i, i / fps, table()))
+    assert tuple(int(v) for v in marked[145, 300]) == SPREAD_COLOUR  # the unread card's left side
+    assert tuple(int(v) for v in marked[145, 240]) != SPREAD_COLOUR  # the card read is not marked
+    # spread: the gladiola's plasters show, the hand is named and the mark goes
+    hidden[0] = HandCard(quad(300.0), 20.0, False, CardKind.GLADIOLA, None, 4)
+    for k in range(i + 1, i + 10):
+        source.moves(Frame(k, k / fps, table()))
+    assert [hand.player for hand in source.take_reveals()] == [1]
+    assert source.take_notices() == []
+    assert tuple(int(v) for v in source.annotate(Frame(k, k / fps, table()))[145, 300]) != SPREAD_COLOUR

@@ -114,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
         from companion.setup_profile import load_setup
 
         moves = VisionMoves(game, view=session.public_view, setup=load_setup(args.profile, game),
-                            revealed=session.revealed_hands)
+                            revealed=session.revealed_hands, names=session.players)
 
     hub = FrameHub()
     stop = threading.Event()

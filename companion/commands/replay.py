@@ -109,7 +109,7 @@ def replay(source_spec: str, game: str, names: tuple[str, ...], first_player: in
     observer: Any = module.Observer.start(len(names), first_player) if game == "gladiola" else None
     vision = VisionMoves(game, view=lambda: observer.public_view() if observer is not None else None,
                          setup=load_setup(profile, game),
-                         revealed=(lambda: observer.revealed()) if game == "gladiola" else None)
+                         revealed=(lambda: observer.revealed()) if game == "gladiola" else None, names=names)
     events: list[dict[str, Any]] = []
     reveals: list[dict[str, Any]] = []
     refused: list[str] = []
@@ -184,7 +184,7 @@ def replay(source_spec: str, game: str, names: tuple[str, ...], first_player: in
         "winners": winners,
         "frames": frames,
         "over": over,
-        "notices": [n.message for n in vision.tracker.notices()] + refused,
+        "notices": [n.message for n in vision.notices()] + refused,
         **({"reveals": reveals} if game == "gladiola" else {}),
     }
 

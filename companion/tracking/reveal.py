@@ -132,6 +132,19 @@ def next_player(hand_counts: Sequence[int], revealed: Sequence[object | None]) -
     return None
 
 
+@dataclass(frozen=True)
+class UnreadRow:
+    """A shown row whose hand cannot be named yet: ``positions`` (0-based, in the row's order)
+    of its ``size`` cards were never read sure, on any of ``frames`` frames; ``quads`` are
+    where they lie in the image."""
+
+    player: int
+    size: int
+    positions: tuple[int, ...]
+    quads: tuple[Quad, ...]
+    frames: int
+
+
 @dataclass
 class _Track:
     """One row followed over calm frames: its place and size, and per card position the sure
@@ -143,6 +156,8 @@ class _Track:
     reach: float
     seen: list[dict[tuple[str, ...], int]]
     frames: int = 0
+    last: object = None
+    """The row as read on its latest frame."""
 
 
 def _place(hand: object) -> tuple[tuple[float, float], float] | None:
@@ -197,6 +212,19 @@ class HandWatch:
     def _count(self) -> int:
         """Frames seen of the row followed (0 without one)."""
         return self._track.frames if self._track is not None else 0
+
+    def unread(self) -> UnreadRow | None:
+        """While a row is followed: its cards never read sure on any of its frames (None without
+        a row, or when every card was read sure at least once)."""
+        track = self._track
+        if track is None or track.last is None:
+            return None
+        cards = tuple(getattr(track.last, "cards", ()))
+        missing = tuple(k for k, seen in enumerate(track.seen) if not seen)
+        if not missing or len(cards) != track.size:
+            return None
+        return UnreadRow(track.player, track.size, missing,
+                         tuple(getattr(cards[k], "quad") for k in missing), track.frames)
 
     def reset(self) -> None:
         """Forget the row followed (an arm over the table may move it); the cards seen in the
@@ -307,12 +335,13 @@ class HandWatch:
             if ids is not None and any(known != ids for known in seen):
                 # read sure as two different cards: which is right is not known, start again
                 self._track = _Track(track.player, track.centre, track.size, track.reach,
-                                     [{} if r is None else {r: 1} for r in readings], 1)
+                                     [{} if r is None else {r: 1} for r in readings], 1, hand)
                 return None
         for seen, ids in zip(track.seen, readings):
             if ids is not None:
                 seen[ids] = seen.get(ids, 0) + 1
         track.frames += 1
+        track.last = hand
         if self._claim is None or self._claim[0] != player:
             self._claim = (player, set())
         self._claim[1].update(ids[0] for ids in readings if ids is not None and len(ids) == 1)

@@ -70,6 +70,15 @@ def test_state_json(client):
     assert r.headers["Cache-Control"] == "no-store"
 
 
+def test_state_carries_the_camera_notices_and_the_page_has_their_box(app, client):
+    assert client.get("/state.json").get_json()["notices"] == []
+    page = client.get("/").get_data(as_text=True)
+    assert 'id="notice-box"' in page and "The camera says" in page
+    assert "Die Kamera meldet" in client.get("/?lang=de").get_data(as_text=True)
+    app.config["SESSION"].notice("Ben's shown hand: 1 card of 9 cannot be read")
+    assert client.get("/state.json").get_json()["notices"] == ["Ben's shown hand: 1 card of 9 cannot be read"]
+
+
 def test_no_session(tmp_path):
     client = create_app(None, {"TESTING": True}).test_client()
     assert client.get("/").status_code == 200

@@ -176,6 +176,26 @@ def test_cards_read_on_different_frames_name_the_hand_together():
     assert named == RevealedHand(0, ("W05", "W09", "W11"), DECK.blisters(("W05", "W09", "W11")), 3)
 
 
+def test_the_watch_tells_which_cards_of_the_followed_row_were_never_read():
+    watch = HandWatch(DECK, agree=2)
+    view = View((3, 2))
+    assert watch.unread() is None  # no row followed
+    cards = walks(5, None, None)
+    cards[2] = HandCard(Quad(((70.0, 0.0), (129.0, 0.0), (129.0, 91.0), (70.0, 91.0))), 34.0, False,
+                        CardKind.GLADIOLA, None, None)  # its plasters hidden
+    assert watch.see([placed(0, *cards)], view, (None, None)) is None
+    row = watch.unread()
+    assert row is not None and (row.player, row.size, row.positions, row.frames) == (0, 3, (1, 2), 1)
+    assert row.quads == (QUAD, cards[2].quad)
+    assert watch.see([placed(0, *walks(5, 9, None))], view, (None, None)) is None
+    row = watch.unread()
+    assert row is not None and (row.positions, row.frames) == ((2,), 2)  # 9 read once is read
+    watch.reset()
+    assert watch.unread() is None
+    assert watch.see([placed(0, *walks(5, 9, 11))], view, (None, None)) is None
+    assert watch.unread() is None  # every card read at least once
+
+
 def test_a_card_read_two_ways_starts_the_watch_again():
     watch = HandWatch(DECK, agree=2)
     view = View((2, 2))

@@ -89,6 +89,13 @@
     });
   }
 
+  function renderNotices(s) {
+    const list = $("notices");
+    list.textContent = "";
+    $("notice-box").hidden = s.notices.length === 0;
+    s.notices.forEach((text, k) => list.append(el("li", { class: k === 0 ? "latest" : "" }, text)));
+  }
+
   function renderSource(s) {
     const p = $("source");
     p.className = "source " + s.source.state;
@@ -104,6 +111,7 @@
     renderReveal(s);
     renderPad(s);
     renderHistory(s);
+    renderNotices(s);
     renderSource(s);
     $("turn").textContent = s.turn;
     $("phase").textContent = s.phase;
