@@ -68,6 +68,8 @@ ROW_STILL_SECONDS = 0.3
 #: arm left by 48 at the median)
 ROW_STILL_MOTION = 0.03
 ROW_STILL_DIFF = 28.0
+ROW_STILL_OVERLAP = 0.9
+ROW_STILL_NOISE = 10.0
 #: Via Gladiola: a shown row followed this many seconds of calm frames with cards never read sure
 #: on any of them: the players are asked to spread it (a card whose plasters lie under its
 #: neighbour cannot be scored: film 168, a FINISH and a gladiola in a 15-card row)
@@ -76,8 +78,6 @@ SPREAD_SECONDS = 2.0
 SPREAD_FRAMES = 4
 #: the colour (BGR) the annotated image marks those cards with
 SPREAD_COLOUR = (0, 140, 255)
-ROW_STILL_OVERLAP = 0.9
-ROW_STILL_NOISE = 10.0
 
 
 class VisionMoves:
