@@ -73,11 +73,12 @@ ROW_STILL_NOISE = 10.0
 #: Via Gladiola: a shown row followed this many seconds of calm frames with cards never read sure
 #: on any of them: the players are asked to spread it (a card whose plasters lie under its
 #: neighbour cannot be scored: film 168, a FINISH and a gladiola in a 15-card row)
-SPREAD_SECONDS = 2.0
+SPREAD_SECONDS = 1.0
 #: ... and on at least this many of the frames the row was read on
 SPREAD_FRAMES = 4
-#: the colour (BGR) the annotated image marks those cards with
-SPREAD_COLOUR = (0, 140, 255)
+#: the colour (BGR) the annotated image marks those cards with (magenta: unlike the outlines of
+#: cards read, green, and unread, orange)
+SPREAD_COLOUR = (255, 0, 255)
 
 
 class VisionMoves:
@@ -398,8 +399,8 @@ class VisionMoves:
         if self._unread is not None:
             for quad in self._unread.quads:
                 pts = np.round(np.array(quad.to_json(), dtype=np.float64)).astype(np.int32)
-                cv2.polylines(image, [pts], True, SPREAD_COLOUR, max(3, int(4 * scale)), cv2.LINE_AA)
-            cv2.putText(image, "spread the row: marked cards cannot be read", (16, image.shape[0] - int(20 * scale)),
+                cv2.polylines(image, [pts], True, SPREAD_COLOUR, max(4, int(5 * scale)), cv2.LINE_AA)
+            cv2.putText(image, "spread the row: the cards marked cannot be read", (16, int(36 * scale)),
                         cv2.FONT_HERSHEY_SIMPLEX, 0.9 * scale, SPREAD_COLOUR, max(2, int(2 * scale)), cv2.LINE_AA)
         if self.hand:
             cv2.putText(image, "hand over the table: waiting", (16, int(36 * scale)), cv2.FONT_HERSHEY_SIMPLEX,
