@@ -503,11 +503,17 @@ class Session:
 
     def notice(self, message: str) -> None:
         """Show the players something the camera saw but could not judge, or asks them to do
-        (not logged: the moves, verdicts and corrections are)."""
+        (not logged: the moves, verdicts and corrections are); the latest
+        :data:`NOTICES_SHOWN` different ones are shown."""
         if not isinstance(message, str) or not message.strip():
             raise CompanionError(f"expected a notice text, got {message!r}")
+        text = message.strip()
         with self._lock:
-            self._notices = (self._notices + [message.strip()])[-NOTICES_SHOWN:]
+            if self._notices and self._notices[-1] == text:
+                return  # said again: nothing new to show
+            # (a notice said again comes first once, not twice: the tracker repeats some after
+            # every move, film 167's "the timeline card 2000 is no longer seen" over 150 times)
+            self._notices = ([n for n in self._notices if n != text] + [text])[-NOTICES_SHOWN:]
             self._touch()
 
     # -- reading ---------------------------------------------------------------------------------

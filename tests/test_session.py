@@ -286,6 +286,12 @@ def test_the_camera_notices_are_shown_newest_first_and_only_the_latest(store):
     for bad in ("", "   ", None):
         with pytest.raises(CompanionError, match="expected a notice text"):
             session.notice(bad)
+    # a notice said again moves to the front once; said twice in a row it changes nothing
+    session.notice("notice 3")
+    assert session.view().notices == ("notice 3", "notice 5", "notice 4", "notice 2")
+    version = session.version
+    session.notice("notice 3")
+    assert session.version == version and session.view().notices[:2] == ("notice 3", "notice 5")
     # notices are not part of the log: a resumed game starts without them
     assert Session.resume(store, session.game_id).view().notices == ()
 
