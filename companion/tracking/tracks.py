@@ -431,21 +431,29 @@ class CardTracker:
         its settled place whose reading changes counts at rest when ``misread(settled, now)``
         says the change is a misreading of the same card (the game knows which cards can be)."""
         now = self._last_time if self._last_time is not None else 0.0
-        return tuple(t.quad for t in self._tracks.values()
-                     if t.last_seen >= now - seen_within
-                     and (not self._as_settled(t, t.reading) or _turning(t) or t.returned is not None)
-                     and not (misread is not None and self._misread_in_place(t, misread)))
+        recent = [t for t in self._tracks.values() if t.last_seen >= now - seen_within]
+        return tuple(t.quad for t in recent
+                     if (not self._as_settled(t, t.reading) or _turning(t) or t.returned is not None)
+                     and not (misread is not None and self._misread_in_place(t, misread, recent)))
 
-    def _misread_in_place(self, track: _Track, misread: Callable[[Reading, Reading], bool]) -> bool:
+    def _misread_in_place(self, track: _Track, misread: Callable[[Reading, Reading], bool],
+                          others: list[_Track]) -> bool:
         """Whether ``track`` lies where it settled and only its reading changes, as ``misread``
-        takes for the same card read two ways."""
+        takes for the same card read two ways, and no other of ``others`` settled as what it
+        reads now (years alike, see :attr:`Reading.bare`): that card was pushed along onto this
+        place (film 167: a card put into a row pushed the cards after it one place on; each old
+        place then showed its neighbour, an accepted date, and the row was judged with the
+        readings they had settled with)."""
         old = track.settled
         if old is None or track.returned is not None or track.reading is None:
             return False
         if not self._lies_at(old, [track.anchor]):
             return False
         now = list(track.votes)[-1][0] if _turning(track) else track.reading
-        return now.bare != old.reading.bare and misread(old.reading, now)
+        if now.bare == old.reading.bare or any(o.settled.reading.bare == now.bare for o in others
+                                               if o is not track and o.settled is not None):
+            return False
+        return misread(old.reading, now)
 
     def track_count(self) -> int:
         return len(self._tracks)
