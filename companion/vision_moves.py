@@ -33,7 +33,7 @@ from companion.games import canonical_name, gladiola
 from companion.session import MoveItem
 from companion.setup_profile import CameraSetup
 from companion.sources import Frame
-from companion.tracking import Notice, TrackConfig, Tracker
+from companion.tracking import TrackConfig, Tracker
 from companion.tracking.reveal import HandWatch, RevealedHand, UnreadRow
 from companion.tracking.seats import ROW_NEAR_MARGIN, ROW_SEAT_REACH, SEAT_REACH, ArmEntry, SeatMap
 
@@ -112,8 +112,6 @@ class VisionMoves:
         self.hand = False
         self.revealed = revealed
         self.names = tuple(names)
-        self._notices: list[Notice] = []
-        """What this source asks of the players (the tracker's own notices are kept there)."""
         self._notices_taken = 0
         self._unread: UnreadRow | None = None
         """The shown row whose players were asked to spread it, while it is in view."""
@@ -303,13 +301,9 @@ class VisionMoves:
         return (self._seats.who(entry, reach=ROW_SEAT_REACH),
                 self._seats.who(entry, reach=ROW_SEAT_REACH, margin=ROW_NEAR_MARGIN))
 
-    def notices(self) -> tuple[Notice, ...]:
-        """Everything the camera saw but could not judge, or asks the players to do, in order."""
-        return tuple(sorted(self.tracker.notices() + tuple(self._notices), key=lambda n: n.frame_index))
-
     def take_notices(self) -> list[str]:
-        """The notices' texts added since the last call."""
-        every = self.notices()
+        """The texts of the tracker's notices (this source's own among them) added since the last call."""
+        every = self.tracker.notices()
         out, self._notices_taken = every[self._notices_taken:], len(every)
         return [n.message for n in out]
 
@@ -330,9 +324,9 @@ class VisionMoves:
         self._spread_told = (row.player, row.positions)
         count = len(row.positions)
         cards = "1 card" if count == 1 else f"{count} cards"
-        self._notices.append(Notice(frame_index, frame_time, (
+        self.tracker.tell(frame_index, frame_time, (
             f"{self._player_name(row.player)}'s shown hand: {cards} of {row.size} cannot be read (marked on the "
-            f"camera image): spread the row so that every card's km and plasters show")))
+            f"camera image): spread the row so that every card's km and plasters show"))
 
     def take_reveals(self) -> list[RevealedHand]:
         """The shown hands named since the last call (Via Gladiola, after the game's end)."""

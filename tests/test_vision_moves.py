@@ -5,6 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from companion.tracking import Notice
 from companion.vision_moves import ROW_STILL_SECONDS, VisionMoves
 
 
@@ -91,11 +92,17 @@ class OverView:
 
 
 class NoMoves:
+    def __init__(self):
+        self.told = []
+
     def update(self, *args, **kwargs):
         return []
 
     def notices(self):
-        return ()
+        return tuple(self.told)
+
+    def tell(self, frame_index, timestamp, message):
+        self.told.append(Notice(frame_index, timestamp, message))
 
 
 class Blank:

@@ -184,7 +184,7 @@ def replay(source_spec: str, game: str, names: tuple[str, ...], first_player: in
         "winners": winners,
         "frames": frames,
         "over": over,
-        "notices": [n.message for n in vision.notices()] + refused,
+        "notices": [n.message for n in vision.tracker.notices()] + refused,
         **({"reveals": reveals} if game == "gladiola" else {}),
     }
 

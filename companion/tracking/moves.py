@@ -947,6 +947,10 @@ class Tracker:
     def notices(self) -> tuple[Notice, ...]:
         return tuple(self._notices)
 
+    def tell(self, frame_index: int, timestamp: float, message: str) -> None:
+        """Add a notice for the players (the tracker's own, or its move source's: a shown row to spread)."""
+        self._notices.append(Notice(frame_index, timestamp, message))
+
     def update(
         self,
         frame_index: int,
@@ -972,7 +976,7 @@ class Tracker:
             self._started = True
             self._start_layout = self.cards.settled_cards()
             for note in self.moves.start(self._start_layout, result.width, result.height, view):
-                self._notices.append(Notice(frame_index, timestamp, note))
+                self.tell(frame_index, timestamp, note)
             return []
         if view is not None and view.over:
             reopen = self.moves.reopen(view)
@@ -983,13 +987,13 @@ class Tracker:
                 laid = any(isinstance(e, CardSettled) and e.previous is None and e.card.reading.known for e in events)
                 if laid and not self.moves.cards_after_end and not self._told_over:
                     self._told_over = True
-                    self._notices.append(Notice(frame_index, timestamp, OVER_NOTICE))
+                    self.tell(frame_index, timestamp, OVER_NOTICE)
                 return []
             # the table overrules the count: a move seen now means the game went on
             moves = self._judge(frame_index, timestamp, events, result, view)
             if not moves:
                 return []
-            self._notices.append(Notice(frame_index, timestamp, REOPEN_NOTICE))
+            self.tell(frame_index, timestamp, REOPEN_NOTICE)
             return [TrackedMove(frame_index, timestamp, reopen.action, moves[0].evidence)] + moves
         return self._judge(frame_index, timestamp, events, result, view)
 
@@ -1004,7 +1008,7 @@ class Tracker:
         for event in sorted(events, key=_again):
             outcome = self.moves.interpret(event, result.width, result.height, view)
             for note in outcome.notes:
-                self._notices.append(Notice(frame_index, timestamp, note))
+                self.tell(frame_index, timestamp, note)
             for c in outcome.conclusions:
                 out.append(TrackedMove(frame_index, timestamp, c.action, c.evidence, c.unsure))
             if outcome.conclusions:
@@ -1014,7 +1018,7 @@ class Tracker:
             outcome = self.moves.calm(self.cards.settled_cards(seen_within=recent), self.cards.restless(recent, self.moves.misread),
                                       result.width, result.height, view)
             for note in outcome.notes:
-                self._notices.append(Notice(frame_index, timestamp, note))
+                self.tell(frame_index, timestamp, note)
             for c in outcome.conclusions:
                 out.append(TrackedMove(frame_index, timestamp, c.action, c.evidence, c.unsure))
         return out
