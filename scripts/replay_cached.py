@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Replay a filmed game with the camera's readings taken from a cache: tracking work in seconds.
+"""Replay a filmed game with the camera's readings taken from a cache: tracking work in minutes.
 
 Usage::
 
@@ -11,10 +11,10 @@ The first run with a cache file that does not exist replays the film as ``compan
 does and records what vision made of each frame: the frame's time, the pipeline's reading
 (:class:`vision.types.FrameResult`), whether an arm reached over the table (where it crossed
 the border, and arm frames taken back), and the shown hands read at a Via Gladiola end. Later
-runs read no image: they feed those records to tracking, the game observer and the log, so a change in ``companion/tracking``
-is measured on a long film (film 167: 11048 frames, about 90 CPU-minutes of vision) in well under
-a minute. A shown-hand reading the cache lacks (tracking now looks on another frame) is made from
-that frame of the video.
+runs read no image: they feed those records to tracking, the game observer and the log, so a
+change in ``companion/tracking`` is measured on a long film in minutes (film 157: 5316 frames,
+about 45 CPU-minutes of vision, replayed from the cache in 2 minutes). A shown-hand reading the
+cache lacks (tracking now looks on another frame) is made from that frame of the video.
 
 The cache holds a digest of the vision sources and of ``companion/vision_moves.py``, and the
 film's size: a cache made by other vision code or of another film is refused, never used.
