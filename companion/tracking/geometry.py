@@ -72,14 +72,22 @@ def clip_convex(subject: Sequence[Point], clip: Sequence[Point]) -> Polygon:
     return tuple(output) if len(output) >= 3 else ()
 
 
+def _bounds(poly: Sequence[Point]) -> tuple[float, float, float, float]:
+    """``(xmin, ymin, xmax, ymax)`` of the points (Quad.bbox goes through numpy: ten times slower
+    on four points, and the tracker asks this of every track and every card in every frame)."""
+    xs = [p[0] for p in poly]
+    ys = [p[1] for p in poly]
+    return min(xs), min(ys), max(xs), max(ys)
+
+
 def quad_iou(a: Quad, b: Quad) -> float:
     """Intersection over union of two convex quads (0 when disjoint)."""
-    ax0, ay0, ax1, ay1 = a.bbox()
-    bx0, by0, bx1, by1 = b.bbox()
+    ax0, ay0, ax1, ay1 = _bounds(a.corners)
+    bx0, by0, bx1, by1 = _bounds(b.corners)
     if ax1 <= bx0 or bx1 <= ax0 or ay1 <= by0 or by1 <= ay0:
         return 0.0
     inter = polygon_area(clip_convex(a.corners, b.corners))
-    union = a.area + b.area - inter
+    union = polygon_area(a.corners) + polygon_area(b.corners) - inter
     return inter / union if union > 0 else 0.0
 
 
@@ -97,7 +105,7 @@ def centroid_shift(a: Quad, b: Quad) -> float:
 
 def card_size(quad: Quad) -> float:
     """A card's typical length: the square root of its area."""
-    return math.sqrt(max(quad.area, 0.0))
+    return math.sqrt(polygon_area(quad.corners))
 
 
 def point_in_polygon(point: Point, poly: Sequence[Point]) -> bool:

@@ -46,6 +46,7 @@ How it decides:
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter, deque
 from collections.abc import Callable
@@ -204,10 +205,11 @@ class Reading:
         """False for a card vision could not tell (kind unknown)."""
         return self.kind is not CardKind.UNKNOWN
 
-    @property
+    @functools.cached_property
     def bare(self) -> Reading:
         """The reading without its blister count, its date without day and month (votes agree on
-        a card whatever its count, and however much of its date was read)."""
+        a card whatever its count, and however much of its date was read). Kept once made: the
+        tracker asks it of every vote and every pairing of a card with a track, in every frame."""
         date = self.date if self.date is None or self.date.month is None else CardDate(self.date.year)
         return replace(self, blisters=None, date=date)
 
