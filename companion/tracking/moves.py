@@ -51,7 +51,7 @@ from typing import Any, Protocol
 
 from companion.errors import CompanionError
 from companion.games import appia, canonical_name, gladiola, valais
-from companion.tracking.geometry import card_size, quarter_turns, up_angle
+from companion.tracking.geometry import card_size, quad_iou, quarter_turns, up_angle
 from companion.tracking.tracks import (
     CardRemoved,
     CardSettled,
@@ -100,6 +100,11 @@ of the row lies in the row: put at the row's end, it started the next line under
 ROW_STIRRED = 0.5
 """A Valais*Wallis row is not judged while a card on the move lies within this many card sizes
 (centre to centre) of a card of the row at rest."""
+ROW_SAME_PLACE = 0.6
+"""Two Valais*Wallis cards at rest whose outlines overlap this much (IoU) are one card: cards of
+the row lie side by side, never on one another (film 167, frame 7011: a stale track of the 1859,
+left where the card lay before the row was pushed along, took the card's outline over and
+settled on its place beside the card's own track, and the row held two 1859s: a phantom)."""
 GLADIOLA_NEAR = 1.5
 """A gladiola within this many card sizes of one laid before is laid beside the pile too."""
 GLADIOLA_SHIFT = 0.1
@@ -565,7 +570,9 @@ class ValaisMoves:
     def _row(self, cards: Sequence[SettledCard]) -> list[SettledCard]:
         """The cards lying in the row (timeline cards, and cards not read at all), in row order;
         with a dated card just beside the row zone (a card put at the row's end that starts a
-        next line under it, see ``ROW_NEW_REACH``)."""
+        next line under it, see ``ROW_NEW_REACH``). Of two cards at one place (``ROW_SAME_PLACE``)
+        the one settled last stands."""
+        cards = _one_per_place(cards)
         row = [c for c in cards if c.reading.kind in (CardKind.TIMELINE, CardKind.UNKNOWN)
                and (not self._zones.zones or self._zones.holds(ZoneKind.ROW, c.quad))]
         size = statistics.median(card_size(c.quad) for c in row) if row else None
@@ -744,6 +751,15 @@ class ValaisMoves:
         if note not in self._told:
             self._told.add(note)
             notes.append(note)
+
+
+def _one_per_place(cards: Sequence[SettledCard]) -> list[SettledCard]:
+    """``cards`` without those lying where a card settled later lies (see ``ROW_SAME_PLACE``)."""
+    kept: list[SettledCard] = []
+    for card in sorted(cards, key=lambda c: (-c.since, -c.track_id)):
+        if all(quad_iou(card.quad, other.quad) < ROW_SAME_PLACE for other in kept):
+            kept.append(card)
+    return [c for c in cards if c in kept]
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from companion.tracking import TrackConfig, TrackedMove, Tracker
 from companion.tracking.moves import GladiolaMoves, ValaisMoves
 from companion.tracking.tracks import Reading, SettledCard
 from tests.tracking.film import CARD_H, CARD_W, FPS, HEIGHT, Card, Film
-from vision.types import CardDate, CardKind
+from vision.types import CardDate, CardKind, Quad
 
 SETTLE_FRAMES = math.ceil(TrackConfig().settle_seconds * FPS - 1e-9)
 PILE = (640.0, 360.0)
@@ -1059,3 +1059,20 @@ def test_valais_only_a_change_between_two_accepted_dates_is_a_misread():
     assert not moves.misread(read(None), read("1920"))  # turned over: a card put in
     assert not moves.misread(read("1920"), read("1920-03-01"))  # the same year: no change
     assert not GladiolaMoves().misread(Reading(CardKind.WALK, 17), Reading(CardKind.WALK, 30))
+
+
+def test_valais_two_tracks_settled_on_one_card_are_one_card_of_the_row():
+    # Film 167, frame 7011: a stale track of the 1920, left where the card lay before the row was
+    # pushed along, took the card's outline over and settled on its place beside the card's own
+    # track; the row held two 1920s and the second was judged a card put in (a phantom).
+    catalogue = valais.load_catalogue()
+    row = [SettledCard(k, c.obs().quad, Reading.of(c.obs()), 0.0) for k, c in enumerate(centred_row(["1816", "1920", "1990"]))]
+    ghost = SettledCard(99, row[1].quad, row[1].reading, 5.0)
+    moves = ValaisMoves(catalogue)
+    assert moves.start(row, 1280, 720, observer_of_row(catalogue).public_view()) == ()
+    assert moves.calm(row + [ghost], (), 1280, 720, observer_of_row(catalogue).public_view()).conclusions == ()
+    # a 1920 beside the first, at a place of its own, is a card put in
+    shift = row[2].quad.centroid[0] - row[1].quad.centroid[0]
+    put = SettledCard(99, Quad(tuple((x + shift, y) for x, y in row[2].quad.corners)), row[1].reading, 5.0)
+    outcome = moves.calm(row + [put], (), 1280, 720, observer_of_row(catalogue).public_view())
+    assert [c.action.card.date.year for c in outcome.conclusions] == [1920]
