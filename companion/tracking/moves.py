@@ -51,7 +51,7 @@ from typing import Any, Protocol
 
 from companion.errors import CompanionError
 from companion.games import appia, canonical_name, gladiola, valais
-from companion.tracking.geometry import card_size, quad_iou, quarter_turns, up_angle
+from companion.tracking.geometry import card_size, clip_convex, polygon_area, quad_iou, quarter_turns, up_angle
 from companion.tracking.tracks import (
     CardRemoved,
     CardSettled,
@@ -105,6 +105,10 @@ ROW_SAME_PLACE = 0.6
 the row lie side by side, never on one another (film 167, frame 7011: a stale track of the 1859,
 left where the card lay before the row was pushed along, took the card's outline over and
 settled on its place beside the card's own track, and the row held two 1859s: a phantom)."""
+ROW_FRAGMENT_SIZE = 0.6
+ROW_FRAGMENT_INSIDE = 0.85
+"""A restless outline smaller than ``ROW_FRAGMENT_SIZE`` of a Valais*Wallis row card at rest and
+lying ``ROW_FRAGMENT_INSIDE`` within it is a piece of that card (see ``_fragment_of``)."""
 GLADIOLA_NEAR = 1.5
 """A gladiola within this many card sizes of one laid before is laid beside the pile too."""
 GLADIOLA_SHIFT = 0.1
@@ -607,10 +611,12 @@ class ValaisMoves:
         """Judge the row (see the class doc) when no card in it is moving or changing: none in
         the row zone, and none where a card of the row rests (its track, or another, on the move
         there: film 131's 2007 moved to a second line and back, its old track's place then taken
-        by the next card, 2014, still turning; that place read as 2007 once more, a phantom)."""
+        by the next card, 2014, still turning; that place read as 2007 once more, a phantom).
+        A piece of a row card outlined on its own (``_fragment_of``) is no card on the move."""
+        row = self._row(cards)
+        restless = [q for q in restless if not _fragment_of(q, row)]
         if any(not self._zones.zones or self._zones.holds(ZoneKind.ROW, q) for q in restless):
             return Outcome()
-        row = self._row(cards)
         if any(math.dist(q.centroid, c.quad.centroid) < ROW_STIRRED * card_size(c.quad) for q in restless for c in row):
             return Outcome()
         self._sync(view)
@@ -751,6 +757,22 @@ class ValaisMoves:
         if note not in self._told:
             self._told.add(note)
             notes.append(note)
+
+
+def _fragment_of(quad: Quad, row: Sequence[SettledCard]) -> bool:
+    """Whether ``quad`` is a piece of a card of ``row`` at rest outlined on its own: smaller than
+    ``ROW_FRAGMENT_SIZE`` of that card, and ``ROW_FRAGMENT_INSIDE`` of it within the card's outline
+    (film 167, frames 7761-7774: the lower part of a 1859 and a corner of a 1988, each outlined as
+    an unread card, were restless on every frame, and a wrong 1925 lay in the row unjudged until
+    the next hand took it away)."""
+    area = polygon_area(quad.corners)
+    for card in row:
+        size = polygon_area(card.quad.corners)
+        if 0 < area < ROW_FRAGMENT_SIZE * size:
+            inside = polygon_area(clip_convex(quad.corners, card.quad.corners))
+            if inside >= ROW_FRAGMENT_INSIDE * area:
+                return True
+    return False
 
 
 def _one_per_place(cards: Sequence[SettledCard]) -> list[SettledCard]:

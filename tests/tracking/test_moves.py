@@ -1076,3 +1076,22 @@ def test_valais_two_tracks_settled_on_one_card_are_one_card_of_the_row():
     put = SettledCard(99, Quad(tuple((x + shift, y) for x, y in row[2].quad.corners)), row[1].reading, 5.0)
     outcome = moves.calm(row + [put], (), 1280, 720, observer_of_row(catalogue).public_view())
     assert [c.action.card.date.year for c in outcome.conclusions] == [1920]
+
+
+def test_valais_a_piece_of_a_row_card_outlined_on_its_own_does_not_hold_the_row_up():
+    # Film 167, frames 7761-7774: the lower part of one row card and a corner of another were
+    # outlined as unread cards on every frame; restless, they kept the row from being judged and
+    # a wrong card lay there unjudged until the next hand took it away.
+    catalogue = valais.load_catalogue()
+    row = [SettledCard(k, c.obs().quad, Reading.of(c.obs()), 0.0) for k, c in enumerate(centred_row(["1816", "1920", "1990"]))]
+    moves = ValaisMoves(catalogue)
+    assert moves.start(row, 1280, 720, observer_of_row(catalogue).public_view()) == ()
+    shift = row[2].quad.centroid[0] - row[1].quad.centroid[0]
+    put = SettledCard(99, Quad(tuple((x + shift, y) for x, y in row[2].quad.corners)), row[1].reading, 5.0)
+    (x0, y0), (x1, y1) = row[0].quad.corners[0], row[0].quad.corners[2]
+    piece = Quad(((x0 + 4, (y0 + y1) / 2), (x1 - 4, (y0 + y1) / 2), (x1 - 4, y1 - 4), (x0 + 4, y1 - 4)))
+    judged = moves.calm(row + [put], (piece,), 1280, 720, observer_of_row(catalogue).public_view())
+    assert [c.action.card.date.year for c in judged.conclusions] == [1920]
+    # a whole card on the move over the row still holds it up
+    moving = Quad(tuple((x + 30, y + 20) for x, y in row[0].quad.corners))
+    assert moves.calm(row + [put], (moving,), 1280, 720, observer_of_row(catalogue).public_view()).conclusions == ()
