@@ -89,9 +89,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", required=True, help="cache file (made on the first run)")
     parser.add_argument("--last-frame", type=int, default=None, help="end the film after this frame")
     args, rest = parser.parse_known_args(argv)
-    films = [a for a in rest if not a.startswith("-")]
+    films = [a for a in rest if not a.startswith("-") and Path(a).is_file()]
     if not films or "--profile" in rest:
-        sys.exit("replay_cached: expected `companion replay` arguments with a video and without --profile")
+        sys.exit(f"replay_cached: expected `companion replay` arguments with a video file and without --profile, "
+                 f"got {' '.join(rest)}")
     film = films[0]
     cache_path = Path(args.cache)
     build = not cache_path.exists()

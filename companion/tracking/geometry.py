@@ -103,6 +103,14 @@ def centroid_shift(a: Quad, b: Quad) -> float:
     return math.dist(a.centroid, b.centroid)
 
 
+def share_inside(card: Quad, outline: Quad) -> float:
+    """The share of ``card``'s area that lies inside ``outline`` (0 for a card of no area)."""
+    area = polygon_area(card.corners)
+    if area <= 0:
+        return 0.0
+    return polygon_area(clip_convex(card.corners, outline.corners)) / area
+
+
 def card_size(quad: Quad) -> float:
     """A card's typical length: the square root of its area."""
     return math.sqrt(polygon_area(quad.corners))

@@ -51,7 +51,7 @@ from typing import Any, Protocol
 
 from companion.errors import CompanionError
 from companion.games import appia, canonical_name, gladiola, valais
-from companion.tracking.geometry import card_size, clip_convex, polygon_area, quad_iou, quarter_turns, up_angle
+from companion.tracking.geometry import card_size, polygon_area, quad_iou, quarter_turns, share_inside, up_angle
 from companion.tracking.tracks import (
     CardRemoved,
     CardSettled,
@@ -768,10 +768,8 @@ def _fragment_of(quad: Quad, row: Sequence[SettledCard]) -> bool:
     area = polygon_area(quad.corners)
     for card in row:
         size = polygon_area(card.quad.corners)
-        if 0 < area < ROW_FRAGMENT_SIZE * size:
-            inside = polygon_area(clip_convex(quad.corners, card.quad.corners))
-            if inside >= ROW_FRAGMENT_INSIDE * area:
-                return True
+        if 0 < area < ROW_FRAGMENT_SIZE * size and share_inside(quad, card.quad) >= ROW_FRAGMENT_INSIDE:
+            return True
     return False
 
 

@@ -55,7 +55,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from companion.errors import CompanionError
-from companion.tracking.geometry import card_size, clip_convex, corner_shift, polygon_area, quad_iou
+from companion.tracking.geometry import card_size, corner_shift, quad_iou, share_inside
 from vision.types import CardDate, CardKind, CardObservation, FrameResult, Quad
 
 
@@ -364,14 +364,7 @@ def _stands_in(outline: Quad, missing: Quad) -> bool:
     another way (see ``STAND_IN_IOU`` and ``STAND_IN_COVER``)."""
     if quad_iou(outline, missing) >= STAND_IN_IOU:
         return True
-    return _share_inside(missing, outline) >= STAND_IN_COVER
-
-
-def _share_inside(card: Quad, outline: Quad) -> float:
-    """The share of ``card``'s area that lies inside ``outline`` (0 for a card of no area)."""
-    if card.area <= 0:
-        return 0.0
-    return polygon_area(clip_convex(card.corners, outline.corners)) / card.area
+    return share_inside(missing, outline) >= STAND_IN_COVER
 
 
 def _counted_anew(old: Reading, new: Reading) -> bool:
@@ -389,7 +382,7 @@ def _takes_in(outline: Quad, card: Quad, growth: float = TAKES_IN_GROWTH) -> boo
     """Whether ``outline`` holds nearly all of ``card`` and is at most ``growth`` times bigger
     (see ``TAKES_IN_COVER`` and ``TAKES_IN_GROWTH``): the card outlined together with a piece of
     the card below it (film 126's W36 on the walk pile, read on the frames before and after)."""
-    return card.area > 0 and outline.area <= growth * card.area and _share_inside(card, outline) >= TAKES_IN_COVER
+    return card.area > 0 and outline.area <= growth * card.area and share_inside(card, outline) >= TAKES_IN_COVER
 
 
 def _votes(obs: CardObservation, cfg: TrackConfig) -> bool:
