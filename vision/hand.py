@@ -1275,6 +1275,11 @@ def _read_piece(crop: np.ndarray, hidden: np.ndarray | None, shown_mm: float, co
         # (a walk card is named by its value alone)
         n, c = _count_from_left_end(crop, hidden, reading.kind, reading.flipped)
         blisters, bconf = (n, c) if c >= ACCEPT else (None, c)
+    if (reading.kind is CardKind.FINISH and blisters is not None and config.finish_blisters
+            and blisters not in config.finish_blisters):
+        # no FINISH of the deck carries that many, whichever way it was counted (fresh film
+        # 170's covered FINISH: the row's start counted 5 at 0.86 beside a lost mirrored 5)
+        blisters, bconf = None, 0.0
     if (blisters is None and reading.kind is CardKind.FINISH and hidden is not None
             and _no_plaster_seen(crop, hidden, reading.kind, reading.flipped, CLEAN_REACH_MM,
                                  both_ends=reading.orientation_confidence < CLEAN_ORIENTED)):

@@ -975,3 +975,27 @@ def test_a_row_whose_cards_look_narrow_for_its_box_is_found_by_the_cards_heights
     assert _check(hands[0].cards, truth) >= len(truth) - 2
     monkeypatch.setattr(hand, "SAME_WIDTH", 10.0)  # the box's width only
     assert read_hands(view) == ()
+
+
+
+def test_a_finish_counted_from_its_row_start_as_no_finish_can_be_is_not_taken(monkeypatch):
+    """Fresh film 170's second shown hand: its FINISH (F4, one plaster) lay under a gladiola;
+    the mirrored strip counted 5 at no confidence and the count from the row's start, also 5 at
+    0.86, was taken in its place: a FINISH no card of the deck is, the hand left unnamed. A
+    count no FINISH of the deck carries is refused however it was made."""
+    import vision.hand as hand
+    from vision.hand import HandConfig, _read_piece
+    from vision.read.types import CardReading, FieldConfidences
+
+    crop, hidden = _covered_crop(CardKind.FINISH, 1, 34.0)
+    finish = CardReading(kind=CardKind.FINISH, value=50, confidence=0.9,
+                         field_confidences=FieldConfidences(kind=0.9, value=0.9, blisters=0.0, date=0.0),
+                         orientation_confidence=0.95)
+    monkeypatch.setattr(hand, "read_card", lambda card, deck: finish)
+    monkeypatch.setattr(hand, "count_blisters_in_row", lambda a, kind, flipped: (5, 0.0))
+    monkeypatch.setattr(hand, "_count_from_left_end", lambda *args: (5, 0.86))
+    monkeypatch.setattr(hand, "_no_plaster_seen", lambda *args, **kw: False)
+    monkeypatch.setattr(hand, "_finish_from_row_start", lambda *args: (1, 0.8))
+    deck = HandConfig(finish_blisters=frozenset({0, 1, 2}))
+    assert _read_piece(crop, hidden, 34.0, deck).blisters is None
+    assert _read_piece(crop, hidden, 34.0, HandConfig()).blisters == 5  # no deck: the count stands
