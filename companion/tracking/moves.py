@@ -644,11 +644,19 @@ class ValaisMoves:
                     extras.append(i)
             missing = list(accepted[j0 + 1:j1])
             fresh, misread = [], set()
-            # the cards that lay in the row longest stand for the missing ones first: of two
-            # cards reading alike one missing card, the one on the newer track is the card put
-            # in (film 157: a year-only 1951 put in just left of a 1951-03-08 read as its year)
-            for i in sorted(extras, key=lambda i: row[i].track_id):
-                like = next((d for d in missing if _resembles(dates[i], d)), None)  # type: ignore[arg-type]
+            # the cards reading most like a missing one stand for it first, and of those the
+            # ones that lay in the row longest: of two cards reading alike one missing card, the
+            # one on the newer track is the card put in (film 157: a year-only 1951 put in just
+            # left of a 1951-03-08 read as its year); a card reading the missing one's year is
+            # likelier it than one a digit off (film 169: the accepted 1884-07-22 read as 1884
+            # on a new track beside a 1844-08-26 put in on an older one; the 1844 stood for it
+            # and the 1884 was judged a card put in)
+            def closest(i: int) -> tuple[int, int]:
+                return (min((_likeness(dates[i], d) for d in missing), default=3), row[i].track_id)  # type: ignore[arg-type]
+
+            for i in sorted(extras, key=closest):
+                options = [d for d in missing if _resembles(dates[i], d)]  # type: ignore[arg-type]
+                like = min(options, key=lambda d: _likeness(dates[i], d)) if options else None  # type: ignore[arg-type]
                 if like is None and self._used_up(dates[i]):  # type: ignore[arg-type]
                     self._tell(notes, f"a card reads {dates[i]}, but every card of the deck with that date already "
                                "lies in the timeline")
@@ -813,6 +821,17 @@ def _resembles(read: valais.CardDate, accepted: valais.CardDate) -> bool:
     if (read.month is None) != (accepted.month is None):
         return read.year == accepted.year
     return sum(a != b for a, b in zip(f"{read.year:04d}", f"{accepted.year:04d}")) <= 1
+
+
+def _likeness(read: valais.CardDate, accepted: valais.CardDate) -> int:
+    """How far ``read`` is from being ``accepted`` misread (see :func:`_resembles`): 0 the same
+    year (a day and month lost or read into it, or the same date), 1 a digit of the year off
+    with the rest alike, 2 a digit off and the day or month too, 3 no resemblance."""
+    if not _resembles(read, accepted):
+        return 3
+    if read.year == accepted.year:
+        return 0
+    return 1 if (read.month, read.day) == (accepted.month, accepted.day) else 2
 
 
 def _align(seen: Sequence[valais.CardDate | None], accepted: Sequence[valais.CardDate]) -> list[tuple[int, int]]:

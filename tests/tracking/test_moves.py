@@ -1095,3 +1095,24 @@ def test_valais_a_piece_of_a_row_card_outlined_on_its_own_does_not_hold_the_row_
     # a whole card on the move over the row still holds it up
     moving = Quad(tuple((x + 30, y + 20) for x, y in row[0].quad.corners))
     assert moves.calm(row + [put], (moving,), 1280, 720, observer_of_row(catalogue).public_view()).conclusions == ()
+
+
+def test_valais_a_card_reading_a_missing_cards_year_stands_for_it_before_one_a_digit_off():
+    # Film 169, turn 23: the accepted 1884-07-22, read as a year-only 1884 under the hand (on a
+    # track made anew there), lay beside a 1844-08-26 just put in (on an older track). Both
+    # resemble the missing 1884-07-22; the older track stood for it, so the 1884 was judged a
+    # card put in ("correct"), and every later row position was one off. The card reading the
+    # missing card's year is it; the one a digit off is the card put in.
+    catalogue = valais.load_catalogue()
+    observer = observer_of_row(catalogue)
+    assert observer.apply(valais.PlaceSeen(catalogue.card(77).seen(), 1)).legal
+    moves = ValaisMoves(catalogue)
+    before = centred_row(["1816", "1884-07-22", "1920", "1990"])
+    settled = [SettledCard(k, c.obs().quad, Reading.of(c.obs()), 0.0) for k, c in enumerate(before)]
+    assert moves.start(settled, 1280, 720, observer.public_view()) == ()
+    after = centred_row(["1816", "1884", "1844-08-26", "1920", "1990"])
+    tracks = (0, 9, 5, 2, 3)  # the 1884 on the newest track
+    row = [SettledCard(t, c.obs().quad, Reading.of(c.obs()), 1.0) for t, c in zip(tracks, after)]
+    outcome = moves.calm(row, (), 1280, 720, observer.public_view())
+    assert [(c.action.card.date, c.action.position) for c in outcome.conclusions] == [
+        (valais.CardDate(1844, 8, 26), 2)]
