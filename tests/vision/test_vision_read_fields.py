@@ -243,3 +243,47 @@ def test_tesseract_reads_a_date_line_the_glyph_reader_left_to_its_year() -> None
     right = [d is not None and d.to_json() == s.date for d, s in zip(read, FULL_DATES)]
     assert sum(right) >= 3
     assert all(r or (d is not None and d.month is None) for r, d in zip(right, read))  # never a wrong day
+
+
+@pytest.mark.parametrize("style,keep", [("alpine", 0.3), ("heritage", 0.5)])
+def test_a_date_line_whose_first_digit_is_only_faint_ink_is_left_to_its_year(monkeypatch, style: str, keep: float) -> None:
+    # Tuning set 1095000: 24.5.1954 read as 4.5.1954 at full confidence, the 2 too faint to be a
+    # piece of ink (its hook and foot in faint ink left of the 4). A line with faint ink beside
+    # its first digit has lost a digit there: the year stands alone.
+    from vision.read import reader
+
+    spec = SPECS["131"]
+    assert spec.date == "1954-05-24"
+    deck = Deck.for_game("valais")
+    card = _photo(_face(spec, style, Side.DATE), False)
+    x0, y0, x1, y1 = read_card(card, deck).date_line  # type: ignore[misc]
+    paper = analyse(card).paper.astype(np.float32)
+    out = card.astype(np.float32)
+    rows, left = slice(int(y0 * READ_H), int(y1 * READ_H)), int(x0 * READ_W)
+    first = slice(left, int(left + (x1 - x0) * READ_W / 8))  # the day's first digit (of 9 characters)
+    out[rows, first] = paper - (paper - out[rows, first]) * keep
+    faded = np.clip(out, 0, 255).astype(np.uint8)
+    reading = read_card(faded, deck)
+    assert reading.date is not None and reading.date.to_json() == "1954"
+    monkeypatch.setattr(reader, "DATE_BESIDE_INK", float("inf"))
+    assert read_card(faded, deck).date.to_json() == "1954-05-04"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("style,cut", [("alpine", 0.84), ("heritage", 0.86)])
+def test_a_year_whose_last_digit_is_cut_by_the_crops_side_is_not_read(monkeypatch, style: str, cut: float) -> None:
+    # Tuning set 1095100: a quad cut short at the right left a sliver of 1848's last 8, read as
+    # a 1: 1841 at 0.72. A year's end glyph running into the crop's side, much narrower than the
+    # others, is what is left of a digit: the year is refused (and the date side kept, so no
+    # fallback guesses it either).
+    from vision.read import reader
+
+    spec = SPECS["36"]
+    assert spec.year == 1848
+    deck = Deck.for_game("valais")
+    card = _photo(_face(spec, style, Side.DATE), False)
+    short = cv2.resize(card[:, : int(cut * READ_W)], (READ_W, READ_H), interpolation=cv2.INTER_LINEAR)
+    reading = read_card(short, deck)
+    assert reading.date is None and reading.face is Face.DATE
+    assert read_card(card, deck).date.year == 1848  # type: ignore[union-attr]
+    monkeypatch.setattr(reader, "YEAR_SLIVER", 0.0)
+    assert read_card(short, deck).date.year == 1841  # type: ignore[union-attr]
