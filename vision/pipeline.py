@@ -61,6 +61,11 @@ class PipelineConfig:
     from frame to frame, and a pile's top card whose outline merged with the cards below may
     come out whole the next time); such a second look uses the in-process readers only (a
     Tesseract call every few frames would cost more than the frame);
+    ``partial_recheck``: a year read without the date line printed under it (the line seen, its
+    day and month not read) is taken from the cache for at most this many frames, then read
+    again with the in-process readers, until the date is read whole (film 169: the accepted
+    1884-07-22, read as 1884 under a passing hand, kept that reading for the rest of the game,
+    the card looking the same; read afresh, its line read whole on most frames);
     ``keep_images``: attach the rectified crop to each observation;
     ``known_cards``: recognises a rectified crop as a card of the user's enrolled deck (returns a
     reading, or None when unsure); tried before the zero-shot readers; its second argument marks
@@ -84,6 +89,7 @@ class PipelineConfig:
     cache_size: int = 64
     reuse_diff: float = 6.0
     recheck_frames: int = 3
+    partial_recheck: int = 15
     keep_images: bool = False
     known_cards: Callable[[np.ndarray, np.ndarray | None], CardReading | None] | None = None
     read_hidden: bool = True
@@ -100,6 +106,8 @@ class _Cached:
     """Whether it was read, from a card in full view (an unsure reading is read again after a while)."""
     inside: np.ndarray | None = field(default=None, compare=False)
     """The corners of the card read inside the detected outline (see :attr:`Detection.inside`), or None."""
+    partial: bool = False
+    """Whether it is a year read over a date line left unread (see ``PipelineConfig.partial_recheck``)."""
 
 
 THUMB_W, THUMB_H = 24, 36
@@ -111,6 +119,12 @@ SURE_CONFIDENCE = 0.5
 def _sure(reading: CardReading | None) -> bool:
     """Whether a reading is sure (see ``SURE_CONFIDENCE``)."""
     return reading is not None and reading.kind is not CardKind.UNKNOWN and reading.confidence >= SURE_CONFIDENCE
+
+
+def _partial(reading: CardReading | None) -> bool:
+    """Whether a reading is a year read alone over a date line (see ``PipelineConfig.partial_recheck``)."""
+    return (reading is not None and reading.date is not None and reading.date.month is None
+            and reading.date_line is not None)
 
 
 def _names(reading: CardReading) -> tuple:
@@ -293,7 +307,8 @@ class CardReader:
         sure = [_sure(r) and det.visible for r, det in zip(readings, detections)]
         self._unsure = not all(sure)
         for k, corners, thumb in fresh:
-            self._store(_Cached(corners, thumb, readings[k], self._frame, sure[k], found_inside.get(k)))  # type: ignore[arg-type]
+            self._store(_Cached(corners, thumb, readings[k], self._frame, sure[k], found_inside.get(k),  # type: ignore[arg-type]
+                                _partial(readings[k])))
         _size_tiles(readings, detections, deck_is_appia=CardKind.INCOME in self.config.deck.kinds)
         observations = []
         for det, reading, crop in zip(detections, readings, crops):
@@ -362,7 +377,8 @@ class CardReader:
             if (float(diff.mean()) <= self.config.cache_diff and float(np.percentile(diff, 95)) <= self.config.cache_peak
                     and float(np.percentile(inner, 99)) <= self.config.cache_print
                     and float(inner.max()) <= self.config.cache_spot):
-                if not entry.sure and self._frame - entry.frame >= self.config.recheck_frames:
+                if ((not entry.sure and self._frame - entry.frame >= self.config.recheck_frames)
+                        or (entry.partial and self._frame - entry.frame >= self.config.partial_recheck)):
                     again = True
                     continue
                 return entry, False

@@ -195,6 +195,36 @@ def test_a_card_read_below_the_sure_confidence_is_read_again(monkeypatch) -> Non
     assert reader.reads == 2
 
 
+def test_a_year_read_over_an_unread_date_line_is_read_again_until_the_date_is_whole(monkeypatch) -> None:
+    # Film 169: the accepted 1884-07-22, read as a year-only 1884 under a passing hand, kept that
+    # reading from the cache for the rest of the game (the card looked the same). A year read
+    # over a date line left unread is read again every ``partial_recheck`` frames until the
+    # date is read whole; a year-only card (no date line) is not.
+    import vision.pipeline as pipeline
+    from dataclasses import replace
+
+    from vision.types import CardDate
+
+    scene = render_scene(11, Game.GLADIOLA, SceneConfig(resolution=(960, 540), degrade=False,
+                                                        layout=LayoutKind.SCATTERED, hands=0))
+    card = next(c for c in scene.truth.cards if c.visible_fraction > 0.97)
+    monkeypatch.setattr(pipeline, "detect_cards", lambda image, config, size: [Detection(Quad.from_array(card.corners), 1.0)])
+    whole = CardReading(kind=CardKind.TIMELINE, date=CardDate(1884, 7, 22), confidence=1.0,
+                        field_confidences=FieldConfidences(kind=1.0, date=1.0), date_line=(0.2, 0.41, 0.8, 0.51))
+
+    def run(first: CardReading) -> tuple[list[CardDate | None], int]:
+        readings = iter([first, first] + [whole] * 10)
+        monkeypatch.setattr(pipeline, "read_card", lambda crop, deck: next(readings))
+        reader = CardReader(PipelineConfig(deck=Deck.for_game("valais"), tesseract=False, partial_recheck=4))
+        return [reader.read_frame(scene.image).observations[0].date for _ in range(12)], reader.reads
+
+    year = replace(whole, date=CardDate(1884))
+    dates, reads = run(year)
+    assert dates == [CardDate(1884)] * 8 + [CardDate(1884, 7, 22)] * 4 and reads == 3
+    dates, reads = run(replace(year, date_line=None))  # a year-only card: read once
+    assert dates == [CardDate(1884)] * 12 and reads == 1
+
+
 def test_a_second_look_at_an_unread_card_calls_no_tesseract(monkeypatch) -> None:
     # An outline on bare table reads as nothing: the first reading asks Tesseract, the second
     # looks every few frames use the in-process readers only.
