@@ -1105,13 +1105,14 @@ def _ink_beside(a: _Analysis, digits: list[Blob], turned: bool) -> bool:
 
     own = set()
     sizes = []
+    areas = np.bincount(a.loose.ravel())
     for d in digits:
         ids = a.loose[box(d.x0, d.y0, d.x1, d.y1)]
         ids = ids[ids > 0]
         if len(ids):
             main = int(np.bincount(ids).argmax())
             own.add(main)
-            sizes.append(int(np.count_nonzero(a.loose == main)))
+            sizes.append(int(areas[main]))
     if not sizes:
         return False
     reach = DATE_BESIDE_REACH * float(np.median([d.w for d in digits]))
