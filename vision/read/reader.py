@@ -1096,18 +1096,16 @@ def _ink_beside(a: _Analysis, digits: list[Blob], turned: bool) -> bool:
         return False
     W, H = READ_W, READ_H
 
-    def box(x0: float, y0: float, x1: float, y1: float) -> tuple[slice, slice]:
-        """Crop rows and columns of a box given in the line's coordinates."""
-        xa, xb, ya, yb = int(max(0, x0)), int(min(W, x1)), int(max(0, y0)), int(min(H, y1))
-        if turned:
-            xa, xb, ya, yb = W - xb, W - xa, H - yb, H - ya
-        return slice(ya, yb), slice(xa, xb)
+    def labels_in(b: Blob) -> np.ndarray:
+        """The faint-ink labels under a box in the line's coordinates."""
+        c = b.turned(W, H) if turned else b
+        return a.loose[c.y0:c.y1, c.x0:c.x1]  # type: ignore[index]
 
     own = set()
     sizes = []
     areas = np.bincount(a.loose.ravel())
     for d in digits:
-        ids = a.loose[box(d.x0, d.y0, d.x1, d.y1)]
+        ids = labels_in(d)
         ids = ids[ids > 0]
         if len(ids):
             main = int(np.bincount(ids).argmax())
@@ -1118,7 +1116,7 @@ def _ink_beside(a: _Analysis, digits: list[Blob], turned: bool) -> bool:
     reach = DATE_BESIDE_REACH * float(np.median([d.w for d in digits]))
     y0, y1 = min(d.y0 for d in digits), max(d.y1 for d in digits)
     for x0, x1 in ((digits[0].x0 - reach, digits[0].x0), (digits[-1].x1, digits[-1].x1 + reach)):
-        ids = a.loose[box(x0, y0, x1, y1)]
+        ids = labels_in(Blob(0, int(max(0, x0)), y0, int(min(W, x1)), y1, 0))
         stray = int(np.count_nonzero((ids > 0) & ~np.isin(ids, list(own))))
         if stray >= DATE_BESIDE_INK * float(np.median(sizes)):
             return True
