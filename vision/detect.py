@@ -696,15 +696,18 @@ dropped; the walk's verdict waited 2.2 s)."""
 
 
 def _typical_size(whole: list[_Piece], seen: tuple[float, float] | None = None) -> tuple[float, float] | None:
-    """The median (short, long) sides of the cards in full view, or None without any.
+    """The median (short, long) sides of the cards in full view; ``seen`` (the size in earlier
+    frames, or None) without any.
 
     Nearly square pieces (maybe two or three cards seen as one) are left out when other whole
     cards remain, and so are pieces much smaller than ``seen`` (see ``TYPICAL_LEAST``); when none
-    remain, the size ``seen`` in earlier frames stands instead (film
-    163: a fan of four gladiolas the only piece in full view, the walk pile beside it too small
-    for a pile of such cards, its top card never looked for)."""
+    remain, the size ``seen`` stands instead (film 163: a fan of four gladiolas the only piece in
+    full view, the walk pile beside it too small for a pile of such cards, its top card never
+    looked for). So it does with no piece in full view at all (fresh film 173: the walk pile
+    alone on the table, its small top card cut in two at its plaster row, both parts taken for
+    covered cards too small to be any; the pile was lost for 40 frames and its walk missed)."""
     if not whole:
-        return None
+        return seen
     dims = np.array([sorted(p.rect[1]) for p in whole], np.float64)
     if seen is not None:
         sized = dims[:, 0] * dims[:, 1] >= TYPICAL_LEAST * seen[0] * seen[1]

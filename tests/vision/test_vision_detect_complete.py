@@ -149,6 +149,8 @@ def test_typical_size_leaves_out_square_merged_pieces() -> None:
     # the only piece in full view: film 163)
     assert _typical_size([_piece(50.0, 58.0)], (34.0, 55.0)) == (34.0, 55.0)
     assert _typical_size(whole, (30.0, 50.0)) == pytest.approx((35.0, 56.5))  # the frame's own cards first
+    # and so it does with no piece in full view at all (fresh film 173: the walk pile alone)
+    assert _typical_size([], (34.0, 55.0)) == (34.0, 55.0)
 
 
 def test_typical_size_leaves_out_pieces_much_smaller_than_the_cards_seen_before() -> None:

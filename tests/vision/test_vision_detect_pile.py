@@ -444,6 +444,23 @@ def test_a_pile_top_cut_in_two_beside_a_card_in_full_view_is_found_whole(monkeyp
     assert len(alone) == 1 and not alone[0].visible and _corner_error(top, alone[0].quad.as_array()) > 20.0
 
 
+def test_a_small_pile_alone_cut_in_two_is_found_with_the_card_size_seen_before() -> None:
+    # Fresh film 173: the walk pile alone on a checked cloth, its top card W16 cut by the network
+    # at its row of plaster marks into an upper part and a lower end, neither in full view; the
+    # cards there are small (78 x 119 pixels). With no card in full view to give the size, the
+    # pieces are too small to be cards and the pile was lost for 40 frames, its walk missed. The
+    # card size seen in earlier frames gives the size, and the top card is found.
+    top = _card_at(640, 360, 8.0, 78, 119)
+    cards = [_card_at(632, 352, -6.0, 78, 119), _card_at(636, 356, 2.0, 78, 119), top]
+    image = cv2.cvtColor(_frame(cards), cv2.COLOR_GRAY2BGR)
+    maps = _cut_pile_maps([], cards, 0.72)
+    config = DetectConfig(seg_zoom=1.0)
+    assert _detect_segmented(image, _MapsOf(maps), config, maps) == []  # type: ignore[arg-type]
+    found = _detect_segmented(image, _MapsOf(maps), config, maps, (78.0, 119.0))  # type: ignore[arg-type]
+    assert len(found) == 1 and found[0].visible
+    assert _corner_error(top, found[0].quad.as_array()) < 6.0
+
+
 def _near_pile(image: np.ndarray, maps: CardMaps) -> list[Detection]:
     """The detections right of x = 450 (the pile's side of the frame), without closer looks."""
     found = _detect_segmented(image, _MapsOf(maps), DetectConfig(seg_zoom=1.0), maps)  # type: ignore[arg-type]
