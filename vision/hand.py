@@ -438,16 +438,18 @@ LEVEL_RECOUNT_KINDS = (CardKind.GLADIOLA, CardKind.FINISH)
 """... and for a crop of these kinds read without its blister count (their blisters name them)."""
 
 
-def _card_rows(tops: list[float], bottoms: list[float], height: float | None) -> tuple[float, float] | None:
+def _card_rows(tops: list[float], bottoms: list[float], height: float | None,
+               fit: float | None = None) -> tuple[float, float] | None:
     """A card's top and bottom rows among the candidates of :func:`_outer_rows`: the outermost
-    ones (``height`` None), else the pair nearest to ``height`` apart, within :data:`HEIGHT_FIT`
-    (the card under it shows its top or bottom edge beside it when it lies higher or lower)."""
+    ones (``height`` None), else the pair nearest to ``height`` apart, within ``fit`` (relative;
+    :data:`HEIGHT_FIT` by default: the card under it shows its top or bottom edge beside it when
+    it lies higher or lower)."""
     if not tops or not bottoms:
         return None
     if height is None:
         return tops[0], bottoms[0]
     best = min(((t, b) for t in tops for b in bottoms), key=lambda p: abs(p[1] - p[0] - height))
-    return best if abs((best[1] - best[0]) / height - 1) < HEIGHT_FIT else None
+    return best if abs((best[1] - best[0]) / height - 1) < (HEIGHT_FIT if fit is None else fit) else None
 
 
 HEIGHT_FIT = 0.04
@@ -1456,7 +1458,6 @@ def _read_row(image: np.ndarray, box: np.ndarray, config: HandConfig,
     strip, strip_edges, card_w = oriented
     edges = list(strip_edges)  # (changed below; the strip's own list stays as found)
     grad, darker = _side_steps(strip.image)
-    mid = (strip.band[0] + strip.band[1] - 1) / 2
     # the first card lies on the table, not on a card: its outline may be weaker than its printed
     # border line (a light table square beside it), so its edge starts at the group's first peak
     edges[0] = _Edge(edges[0].x, min(edges[0].lo, edges[0].first), edges[0].hi, edges[0].slant, edges[0].share,
@@ -1479,7 +1480,41 @@ def _read_row(image: np.ndarray, box: np.ndarray, config: HandConfig,
     heights = [r[1] - r[0] for r in (_card_rows(*c, None) for c in candidates) if r is not None]
     if not heights:
         return None
-    height = float(np.median(heights))
+    outer = float(np.median(heights))
+    hand = _cut_row(image, box, config, strip, edges, lines, candidates, outer, grad, darker)
+    if hand is not None:
+        return hand
+    # the outermost edges may be a patterned table's (fresh film 173: blue-bordered cards on a
+    # blue and white checked cloth, the checks' edges a few millimetres above and below the
+    # cards taken for theirs, every crop cut 15% too tall and most cards left unread): cut the
+    # row again at the edges nearest the height the top card's width gives seen square on
+    square = (lines[-1][0] - lines[-2][0]) * CARD_H_MM / CARD_W_MM
+    if abs(outer / square - 1) < SQUARE_HEIGHT_OFF:
+        return None
+    near = [r[1] - r[0] for r in (_card_rows(*c, square, SQUARE_HEIGHT_FIT) for c in candidates) if r is not None]
+    if len(near) < max(2, len(candidates) / 2):
+        return None
+    return _cut_row(image, box, config, strip, edges, lines, candidates, float(np.median(near)), grad, darker)
+
+
+SQUARE_HEIGHT_OFF = 0.08
+"""Smallest relative difference between a row's height from its cards' outermost edges and the
+height its top card's width gives (seen square on) for an unread row to be cut again nearer the
+latter (see :func:`_read_row`)."""
+SQUARE_HEIGHT_FIT = 0.08
+"""Largest relative difference from the height the top card's width gives for a card's top and
+bottom edges to count towards the height the row is cut again at."""
+
+
+def _cut_row(image: np.ndarray, box: np.ndarray, config: HandConfig, strip: _Strip, edges: list[_Edge],
+             lines: list[tuple[float, float]], candidates: list[tuple[list[float], list[float]]], height: float,
+             grad: np.ndarray, darker: np.ndarray) -> ShownHand | None:
+    """Cut the row's cards at ``height`` (strip pixels) apart top and bottom edges and read them
+    (see :func:`_read_row`: ``lines`` are the cards' left sides, then the top card's right side;
+    ``candidates`` each card's top and bottom edge rows)."""
+    ppm = config.px_per_mm
+    mid = (strip.band[0] + strip.band[1] - 1) / 2
+    lefts = [x for x, _ in lines]
     found = [_card_rows(*c, height) for c in candidates]
     fits = [r is not None for r in found]
     if sum(fits) < max(2, len(fits) / 2):

@@ -319,6 +319,18 @@ def test_cards_seen_aslant_are_cropped_at_the_top_cards_width():
     assert (w1 / h1) / (w0 / h0) == pytest.approx(1.12, abs=0.05)
 
 
+@pytest.mark.parametrize("player", [0, 1])
+def test_a_row_on_a_checked_cloth_is_cut_at_the_cards_edges_not_the_checks(player):
+    """Fresh film 173: blue-bordered cards shown on a blue and white checked cloth, the checks'
+    edges a few millimetres above and below the row taken for the cards' outermost edges. Cut
+    at those, every crop was 15% too tall, most cards went unread and neither hand was named;
+    cut again near the height the top card's width gives, each is read whole."""
+    image, truth = _shown(173, 3, 15, player)
+    hands = [h for h in read_hands(image) if h.count == len(truth)]
+    assert len(hands) == 1
+    assert _check(hands[0].cards, truth) >= len(truth) - 2
+
+
 def test_a_clean_finish_band_reaching_past_a_single_plaster_is_no_row():
     from vision.hand import _no_plaster_seen
 
