@@ -111,6 +111,28 @@ def test_red_walk_card_without_a_readable_index_is_not_taken_for_a_gladiola() ->
     assert reading.kind is not CardKind.GLADIOLA
 
 
+@pytest.mark.parametrize("card_id", ["W11", "W13"])
+def test_a_red_corner_index_seen_large_through_part_of_a_card_is_no_blossom(card_id: str) -> None:
+    # A quad on the corner of a postcard-style walk card rectifies its red index to the size of
+    # a card: the digit's blob is far wider than a blossom (tuning set 1095000: W11 read as a
+    # gladiola at 0.9, its 1 filling the crop)
+    face = _face(SPECS[card_id], "postcard")
+    h, w = face.shape[:2]
+    corner = cv2.resize(face[: int(0.28 * h), : int(0.3 * w)], (w, h))
+    assert read_card(_photo(corner, False), Deck.for_game("gladiola")).kind is not CardKind.GLADIOLA
+
+
+def test_a_red_border_line_down_the_middle_of_a_crop_is_no_blossom() -> None:
+    # A crop straddling two cards with a card's pink border line down its centre (tuning set
+    # 1095000: read as a gladiola at 1.0): a line is far taller than it is wide
+    face = _face(SPECS["W06"], "postcard")
+    h, w = face.shape[:2]
+    crop = _photo(cv2.resize(face[int(0.3 * h): int(0.75 * h), int(0.55 * w): int(0.8 * w)], (w, h)), False)
+    x = int(0.36 * READ_W)
+    cv2.rectangle(crop, (x, int(0.08 * READ_H)), (x + 12, int(0.9 * READ_H)), (120, 60, 200), -1)
+    assert read_card(crop, Deck.for_game("gladiola")).kind is not CardKind.GLADIOLA
+
+
 def _frame_with(face: np.ndarray, dst: np.ndarray, size: tuple[int, int] = (900, 700)) -> np.ndarray:
     h, w = face.shape[:2]
     m = cv2.getPerspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]), dst.astype(np.float32))

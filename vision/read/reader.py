@@ -1009,6 +1009,18 @@ def _hsv_fractions(a: _Analysis) -> dict[str, float]:
     }
 
 
+BLOSSOM_MAX_W = 0.3
+"""Widest a blossom blob may be (share of the card's width; the blobs of gladiolas read on the
+tuning sets 1095000 and 1095100, blossoms run together among them, were at most 0.28 wide: a
+corner index seen large through a quad on part of a card was 0.32-0.6)."""
+BLOSSOM_MAX_TALL = 3.0
+"""Largest height/width of a blossom blob (at most 2.7 on the tuning sets; a card's red border
+line, 4.3-8.8)."""
+BLOSSOM_MIN_FILL = 0.36
+"""Smallest share of its bounding box a blossom blob fills (at least 0.40 on the tuning sets; a
+finger's warm edge with the plaster marks beside it, 0.32; the large index 3, 0.34)."""
+
+
 def _blossoms(a: _Analysis) -> tuple[float, float, float | None]:
     """Gladiola blossoms: large filled red/pink blobs on the card's centre line.
 
@@ -1025,14 +1037,20 @@ def _blossoms(a: _Analysis) -> tuple[float, float, float | None]:
     mask = (((s > max(paper_s + 50, 80)) | (redder & (s > 70))) & ((h < 14) | (h > 150)) & (v > 100)).astype(np.uint8)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7)))
     y0, y1 = int(0.06 * READ_H), int(0.94 * READ_H)
-    mask = mask[y0:y1, int(0.12 * READ_W): int(0.88 * READ_W)]
+    mask = np.ascontiguousarray(mask[y0:y1, int(0.12 * READ_W): int(0.88 * READ_W)])
     c0, c1 = int(0.18 * READ_W), int(0.58 * READ_W)
-    col = mask[:, c0:c1]
     total = float(mask.sum())
+    # only blobs of a blossom's shape count on the centre line: not a finger, a border line or a
+    # corner index seen large through a quad on part of a card
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    bw, bh, area = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT], stats[:, cv2.CC_STAT_AREA]
+    shaped = (bw <= BLOSSOM_MAX_W * READ_W) & (bh <= BLOSSOM_MAX_TALL * bw) & (area >= BLOSSOM_MIN_FILL * bw * bh)
+    shaped[0] = False  # (the background)
+    col = shaped[labels[:, c0:c1]]
     centre = float(col.sum())
     ys = np.nonzero(col)[0]
     mean_y = float((ys.mean() + y0) / READ_H) if len(ys) else None
-    return centre / mask.size, (total - centre) / mask.size, mean_y
+    return centre / mask.size, (total - float(mask[:, c0:c1].sum())) / mask.size, mean_y
 
 
 # ------------------------------------------------------------------------------------------------
