@@ -14,7 +14,7 @@ from samples.render.specs import CardSpec, Side, default_specs
 from vision.pipeline import CardReader, PipelineConfig
 from test_vision_values import _blurred
 from vision.read import ACCEPT, READ_H, READ_W, Deck, read_card
-from vision.read.reader import analyse, count_income_symbols
+from vision.read.reader import CHEQUER_ROWS, _chequer_rows, analyse, count_income_symbols
 from vision.read.types import Face
 from vision.types import CardKind, Detection, Quad
 
@@ -131,6 +131,30 @@ def test_a_red_border_line_down_the_middle_of_a_crop_is_no_blossom() -> None:
     x = int(0.36 * READ_W)
     cv2.rectangle(crop, (x, int(0.08 * READ_H)), (x + 12, int(0.9 * READ_H)), (120, 60, 200), -1)
     assert read_card(crop, Deck.for_game("gladiola")).kind is not CardKind.GLADIOLA
+
+
+def test_a_finish_banner_in_view_refuses_a_walk_reading() -> None:
+    # Tuning still 29 of set 1095000: a FINISH (F2) under a hand, its crop turned round, the 0 of
+    # its index covered: read as walk 5 at 0.62. Its chequered banner lies in plain view, and no
+    # walk card has one: the reading is refused.
+    from samples.render.dataset import scene_seed
+
+    scene = render_scene(scene_seed(1095000, 29), Game.GLADIOLA)
+    image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    values = {c.spec.value for c in scene.truth.cards}
+    assert 5 not in values
+    result = CardReader(PipelineConfig(deck=Deck.for_game("gladiola"))).read_frame(image)
+    read = [o.value for o in result.observations if o.kind in (CardKind.WALK, CardKind.FINISH)]
+    assert all(v in values for v in read)  # (nothing else there is read as a walk or a FINISH)
+
+
+def test_a_chequered_band_is_counted_on_a_finish_and_not_on_a_walk() -> None:
+    deck = Deck.for_game("gladiola")
+    for card_id, banded in (("F3", True), ("W31", False), ("W08", False)):
+        for style in ("postcard", "trail", "meadow"):
+            rows = _chequer_rows(analyse(_photo(_face(SPECS[card_id], style), False)))
+            assert (rows >= CHEQUER_ROWS) is banded, (card_id, style, rows)
+    assert read_card(_photo(_face(SPECS["F3"], "trail"), False), deck).value == 50
 
 
 def _frame_with(face: np.ndarray, dst: np.ndarray, size: tuple[int, int] = (900, 700)) -> np.ndarray:

@@ -1238,6 +1238,41 @@ def _vote_corner(top: _EndFindings, bottom: _EndFindings) -> tuple[ValueVote | N
     return votes[0], float(np.clip((glyph_confidence(votes[0]) - 0.3) / 0.7, 0.0, 1.0))
 
 
+CHEQUER_RUNS = 6
+"""Fewest evenly spaced ink runs of one length along a crop row for the row to cross a
+chequered band (a FINISH banner's border: its squares meet at their corners, so they make no
+ink blobs of their own)."""
+CHEQUER_ROWS = 6
+"""Fewest such rows for a crop to show a FINISH banner: a walk reading there is no walk (tuning
+set 1095000: a FINISH whose 0 lay under a hand read as walk 5 at 0.62, 21 rows; none of 496
+walk readings of other cards on tuning sets 1095000 and 1095100 had one)."""
+
+
+def _chequer_rows(a: _Analysis) -> int:
+    """How many rows of the crop's middle cross a chequered band (see :data:`CHEQUER_RUNS`)."""
+    height, width = a.ink.shape
+    x0, x1 = int(0.06 * width), int(0.94 * width)
+    longest = int(0.08 * width)
+    band = a.ink[int(0.2 * height): int(0.8 * height), x0:x1].astype(np.int8)
+    steps = np.diff(np.pad(band, ((0, 0), (1, 1))), axis=1)
+    rows = 0
+    for step in steps[(steps == 1).sum(axis=1) >= CHEQUER_RUNS]:
+        starts, ends = np.nonzero(step == 1)[0], np.nonzero(step == -1)[0]
+        lengths = ends - starts
+        gaps = starts[1:] - ends[:-1]
+        square = (lengths >= 4) & (lengths <= longest)
+        # a run continues the stretch when it is about as long as the one before, and the gap
+        # before it about as wide as it is long
+        follows = (square[1:] & square[:-1] & (gaps >= 0.55 * lengths[1:]) & (gaps <= 1.8 * lengths[1:])
+                   & (lengths[1:] >= 0.6 * lengths[:-1]) & (lengths[1:] <= 1.67 * lengths[:-1]))
+        run = best = 1 if square[0] else 0
+        for k, ok in enumerate(follows, start=1):
+            run = run + 1 if ok else (1 if square[k] else 0)
+            best = max(best, run)
+        rows += best >= CHEQUER_RUNS
+    return rows
+
+
 def _up_score(a: _Analysis, blister_y: float | None, walk: bool = True) -> float:
     """Positive when the crop's top is the card's top for a Via Gladiola front.
 
@@ -1425,6 +1460,8 @@ def read_card(card: np.ndarray, deck: Deck = Deck()) -> CardReading:
         bconf *= oconf
         if nblisters == 0 and not _zero_is_sure(a, kind, flipped, by, (top.corner if flipped else bottom.corner)):
             bconf = min(bconf, 0.4)
+        if kind is CardKind.WALK and CardKind.FINISH in kinds and _chequer_rows(a) >= CHEQUER_ROWS:
+            cconf = min(cconf, 0.4)  # a FINISH banner: the index lost a digit (its 0 under a hand, say)
         candidates.append(CardReading(
             kind=kind, face=Face.FRONT, flipped=flipped, value=corner.value, blisters=nblisters,
             confidence=min(cconf, bconf), field_confidences=FieldConfidences(kind=cconf, value=cconf, blisters=bconf),
