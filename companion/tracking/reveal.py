@@ -297,10 +297,21 @@ class HandWatch:
 
         player = next_player(counts, revealed)
         by_arm = waiting(laid_by)
+        by_count = False
+        sizes = [len(getattr(h, "cards", ())) for h in hands]
         if by_arm:
             player = laid_by
-        elif waiting(laid_near) and any(len(getattr(h, "cards", ())) == counts[laid_near] for h in hands):
+        elif waiting(laid_near) and counts[laid_near] in sizes:
             player = laid_near
+        elif player is not None and laid_by is None and counts[player] not in sizes:
+            # no row of the seat order's player in view (their hand cannot be read, say): a row
+            # of a count no other waiting player has is that player's (fresh film 175: the first
+            # player's 15 cards never read whole, the next two players' rows of 8 and 5 read
+            # whole on every frame and never named)
+            owners = {p for p in range(len(counts)) if p != player and waiting(p)
+                      and counts[p] in sizes and sum(counts[q] == counts[p] for q in range(len(counts)) if waiting(q)) == 1}
+            if len(owners) == 1 and not (waiting(laid_near) and laid_near not in owners):
+                player, by_count = owners.pop(), True
         if player is None or not getattr(view, "over", False):
             self._track, self._claim = None, None
             return None
@@ -345,7 +356,7 @@ class HandWatch:
         if self._claim is None or self._claim[0] != player:
             self._claim = (player, set())
         self._claim[1].update(ids[0] for ids in readings if ids is not None and len(ids) == 1)
-        need = self.agree if track.size == counts[player] else self.recount_agree
+        need = self.agree if track.size == counts[player] and not by_count else self.recount_agree
         if track.frames < need or any(not seen or max(seen.values()) < min(self.agree, SURE_SEEN)
                                       for seen in track.seen):
             return None

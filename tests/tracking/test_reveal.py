@@ -277,6 +277,27 @@ def test_a_row_laid_near_a_players_place_is_theirs_only_with_their_exact_count()
     assert all(watch.see([shown], view, [None, ("W01", "W02"), None], laid_near=1) is None for _ in range(4))
 
 
+def test_a_row_of_a_count_only_one_waiting_player_has_is_theirs_when_the_next_hand_is_not_in_view():
+    # Fresh film 175: the first player's 15 cards were never read whole, and the rows of the
+    # next two players, 8 and 5 cards read whole, were never named. With no row of the first
+    # player's count in view, a row of a count no other waiting player has is named as that
+    # player's, after as many readings as a recount.
+    view = View((4, 2, 3, 3))
+    shown = row(card(CardKind.WALK, 17), card(CardKind.WALK, 23))
+    watch = HandWatch(DECK)
+    named = [watch.see([shown], view, [None] * 4) for _ in range(RECOUNT_AGREE)]
+    assert named[:-1] == [None] * (RECOUNT_AGREE - 1) and named[-1] is not None
+    assert (named[-1].player, named[-1].cards) == (1, ("W17", "W23"))
+    # three cards: two players wait with three, so whose is not known
+    three = row(card(CardKind.WALK, 17), card(CardKind.WALK, 23), card(CardKind.WALK, 31))
+    watch = HandWatch(DECK)
+    assert all(watch.see([three], view, [None] * 4) is None for _ in range(8))
+    # the first player's row in view (four cards, one unread): the seat order holds
+    four = row(card(CardKind.WALK, 5), card(CardKind.UNKNOWN), card(CardKind.WALK, 9), card(CardKind.WALK, 11))
+    watch = HandWatch(DECK)
+    assert all(watch.see([four, shown], view, [None] * 4) is None for _ in range(8))
+
+
 def test_a_row_laid_by_the_players_own_arm_overrules_their_count():
     # Player 0 was counted 3 cards but shows 2, with two more hands still to come: from the
     # seat order alone the row is not taken; laid by player 0's arm it is, after more readings.
