@@ -537,6 +537,15 @@ def _detect_segmented(
             else:
                 outline = full
                 (full, support), found_inside = top, True
+        elif config.refine and completed and not at_border and piece.box_fill < PILE_BOX_FILL:
+            # a piece completed as a partly hidden card, its region showing more than one card:
+            # maybe a pile's top card with the cards below sticking out (fresh film 175)
+            own = (piece.quad + 0.5) / factor - 0.5
+            top = _top_card(gray_full, maps, own, card_area, band, config)
+            others = [m for j, p in enumerate(pieces) if j != k and (m := masks.get(id(p))) is not None]
+            if _takes_over(top, 0.0) and _share_on(top[0], others, factor) <= TOP_ON_OTHERS:
+                outline = own
+                (full, support), found_inside = top, True
         elif config.refine and not completed:
             refined, support = _refine(gray_full, full, band, config)
             if refined is not None:
@@ -2043,6 +2052,24 @@ def _best_top(
         if (best is None or score > best[0]) and min(_outline_evidence(maps, refined)) >= TOP_OUTLINE:
             best = (score, refined, support)
     return (best[1], best[2]) if best is not None else None
+
+
+TOP_ON_OTHERS = 0.05
+"""Largest share of a card found inside a piece completed as a partly hidden card that may lie on
+other pieces' regions: a pile's top card lies on its own region; a card of a fanned hand found
+so reaches under the next card's (tuning still 1095000/20: W14 found whole under W39)."""
+
+
+def _share_on(quad: np.ndarray, regions: list[np.ndarray], factor: float) -> float:
+    """The share of ``quad`` (frame pixels) lying on any of ``regions`` (masks at map scale)."""
+    if not regions:
+        return 0.0
+    inside = np.zeros(regions[0].shape, np.uint8)
+    cv2.fillConvexPoly(inside, ((quad + 0.5) * factor - 0.5).round().astype(np.int32), 1)
+    covered = np.zeros(regions[0].shape, bool)
+    for region in regions:
+        covered |= region > 0
+    return float((covered & (inside > 0)).sum()) / max(1, int(inside.sum()))
 
 
 def _takes_over(top: tuple[np.ndarray, float] | None, support: float) -> bool:

@@ -461,6 +461,28 @@ def test_a_small_pile_alone_cut_in_two_is_found_with_the_card_size_seen_before()
     assert _corner_error(top, found[0].quad.as_array()) < 6.0
 
 
+def test_a_spread_pile_taken_for_a_partly_hidden_card_is_looked_into_for_its_top_card() -> None:
+    # Fresh film 175, white cards on white cloth: W11 laid on the walk pile, the cards below
+    # sticking out. On most frames the network's region of the pile had no card's shape and was
+    # completed as a partly hidden card (the typical size came from a FINISH pile nearer the
+    # camera), its top card never looked for, and the walk was missed. Such a piece, its region
+    # showing more than one card, is looked into; the top card is found in full view.
+    from samples.render.specs import Game
+    from samples.render.video import Move, VideoConfig, _Renderer, _Shown, plan_video
+
+    config = VideoConfig(fps=15)
+    plan = plan_video(Game.GLADIOLA, 4, 175, config)
+    renderer = _Renderer(plan, config)
+    hold = next(plan.steps[k + 1] for k, step in enumerate(plan.steps) if isinstance(step, Move) and step.event == 20)
+    image = renderer.table_img.copy()
+    renderer._draw_cards(image, [_Shown(p, 1.0, False) for p in hold.table])
+    frame = renderer._finish(image, 0)
+    frame = cv2.imdecode(cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 50])[1], cv2.IMREAD_COLOR)
+    found = [d for d in detect_module.detect_cards(frame, card_size=(98.2, 151.2))
+             if np.linalg.norm(d.quad.as_array().mean(axis=0) - (594.0, 300.0)) < 12.0]
+    assert len(found) == 1 and found[0].visible
+
+
 def _near_pile(image: np.ndarray, maps: CardMaps) -> list[Detection]:
     """The detections right of x = 450 (the pile's side of the frame), without closer looks."""
     found = _detect_segmented(image, _MapsOf(maps), DetectConfig(seg_zoom=1.0), maps)  # type: ignore[arg-type]
