@@ -296,22 +296,28 @@ class HandWatch:
                     and (p >= len(revealed) or revealed[p] is None))
 
         player = next_player(counts, revealed)
+        sizes = [len(getattr(h, "cards", ())) for h in hands]
+        # the waiting players whose count only they have and a row in view has
+        owners = {p for p in range(len(counts)) if waiting(p) and counts[p] in sizes
+                  and sum(counts[q] == counts[p] for q in range(len(counts)) if waiting(q)) == 1}
         by_arm = waiting(laid_by)
         by_count = False
-        sizes = [len(getattr(h, "cards", ())) for h in hands]
-        if by_arm:
+        if by_arm and counts[laid_by] not in sizes and len(owners) == 1:
+            # the arm that left last may have taken the last row away while the next player laid
+            # theirs (fresh film 175: the rows of 8 and 5 cards given by the arm to the players
+            # before, who held 15 and 8): a row of a count only one waiting player has is theirs
+            player, by_arm, by_count = owners.pop(), False, True
+        elif by_arm:
             player = laid_by
         elif waiting(laid_near) and counts[laid_near] in sizes:
             player = laid_near
-        elif player is not None and laid_by is None and counts[player] not in sizes:
-            # no row of the seat order's player in view (their hand cannot be read, say): a row
-            # of a count no other waiting player has is that player's (fresh film 175: the first
-            # player's 15 cards never read whole, the next two players' rows of 8 and 5 read
-            # whole on every frame and never named)
-            owners = {p for p in range(len(counts)) if p != player and waiting(p)
-                      and counts[p] in sizes and sum(counts[q] == counts[p] for q in range(len(counts)) if waiting(q)) == 1}
-            if len(owners) == 1 and not (waiting(laid_near) and laid_near not in owners):
-                player, by_count = owners.pop(), True
+        elif player is not None and counts[player] not in sizes:
+            # no row of the seat order's player in view (their hand cannot be read, say): the
+            # same, with no arm telling (fresh film 175: the first player's 15 cards never read
+            # whole held back the next players' rows)
+            others = owners - {player}
+            if len(others) == 1 and not (waiting(laid_near) and laid_near not in others):
+                player, by_count = others.pop(), True
         if player is None or not getattr(view, "over", False):
             self._track, self._claim = None, None
             return None

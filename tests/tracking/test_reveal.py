@@ -254,11 +254,13 @@ def test_the_arm_that_laid_the_row_names_whose_hand_it_is():
     named = [watch.see([shown], view, [None, None, None], laid_by=1) for _ in range(3)]
     assert named[:2] == [None, None] and named[2] is not None
     assert (named[2].player, named[2].cards) == (1, ("W17", "W23"))
-    # an arm naming a player whose hand is shown already, or an empty hand, changes nothing
+    # an arm naming a player whose hand is shown already, or an empty hand, does not name the
+    # row theirs: it is player 2's, the only one still to show with two cards
     revealed = [None, ("W17", "W23"), None]
     other = row(card(CardKind.WALK, 31), card(CardKind.WALK, 36))
     assert all(watch.see([other], View((3, 2, 2)), revealed, laid_by=1) is None for _ in range(4))
-    assert watch.see([other], View((3, 0, 2)), [None, None, None], laid_by=1) is None
+    named = watch.see([other], View((3, 0, 2)), [None, None, None], laid_by=1)
+    assert named is not None and (named.player, named.cards) == (2, ("W31", "W36"))
 
 
 def test_a_row_laid_near_a_players_place_is_theirs_only_with_their_exact_count():
@@ -296,6 +298,23 @@ def test_a_row_of_a_count_only_one_waiting_player_has_is_theirs_when_the_next_ha
     four = row(card(CardKind.WALK, 5), card(CardKind.UNKNOWN), card(CardKind.WALK, 9), card(CardKind.WALK, 11))
     watch = HandWatch(DECK)
     assert all(watch.see([four, shown], view, [None] * 4) is None for _ in range(8))
+
+
+def test_a_row_of_a_count_only_one_waiting_player_has_is_theirs_whoever_s_arm_left_last():
+    # Fresh film 175: the arm that left the table as the rows of 8 and 5 cards lay still was the
+    # player's before, taking their own row away; the rows went to them as recounts (5 cards for
+    # a player counted 8). A row of a count only one waiting player has is that player's.
+    view = View((4, 2, 3, 3))
+    shown = row(card(CardKind.WALK, 17), card(CardKind.WALK, 23))
+    watch = HandWatch(DECK)
+    named = [watch.see([shown], view, [None] * 4, laid_by=0) for _ in range(RECOUNT_AGREE)]
+    assert named[:-1] == [None] * (RECOUNT_AGREE - 1) and named[-1] is not None
+    assert (named[-1].player, named[-1].cards, named[-1].recounted) == (1, ("W17", "W23"), False)
+    # a count two waiting players have: the arm tells, as before (a recount of player 0's hand)
+    three = row(card(CardKind.WALK, 17), card(CardKind.WALK, 23), card(CardKind.WALK, 31))
+    watch = HandWatch(DECK)
+    named = [watch.see([three], view, [None] * 4, laid_by=0) for _ in range(RECOUNT_AGREE)]
+    assert named[-1] is not None and (named[-1].player, named[-1].counted) == (0, 4)
 
 
 def test_a_row_laid_by_the_players_own_arm_overrules_their_count():
