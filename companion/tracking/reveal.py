@@ -288,7 +288,10 @@ class HandWatch:
         read no longer holds back everyone after it), and a row of theirs read whole overrules
         their count as for the last hand. ``laid_near``: the player whose place the arm was
         nearest to, less clearly: their hand is watched instead when a row holds exactly their
-        count (no recount)."""
+        count (no recount). A row of a count that only one waiting player has is that player's
+        hand, after as many readings as a recount, when the seat order's player has no row in
+        view or the arm's player has another count (the arm leaving last may be the previous
+        player's, taking their own row away)."""
         counts = tuple(getattr(view, "hand_counts", ()))
 
         def waiting(p: int | None) -> bool:
