@@ -300,9 +300,9 @@ class HandWatch:
 
         player = next_player(counts, revealed)
         sizes = [len(getattr(h, "cards", ())) for h in hands]
+        pending = [p for p in range(len(counts)) if waiting(p)]
         # the waiting players whose count only they have and a row in view has
-        owners = {p for p in range(len(counts)) if waiting(p) and counts[p] in sizes
-                  and sum(counts[q] == counts[p] for q in range(len(counts)) if waiting(q)) == 1}
+        owners = {p for p in pending if counts[p] in sizes and sum(counts[q] == counts[p] for q in pending) == 1}
         by_arm = waiting(laid_by)
         by_count = False
         if by_arm and counts[laid_by] not in sizes and len(owners) == 1:
@@ -327,7 +327,7 @@ class HandWatch:
         on_table = frozenset(view.on_table()) if hasattr(view, "on_table") else frozenset()
         taken = on_table | {c for h in revealed if h is not None for c in h}
         # a row of another size than counted is taken for the last hand, or from the player's own arm
-        last = by_arm or sum(1 for p, n in enumerate(counts) if n > 0 and (p >= len(revealed) or revealed[p] is None)) == 1
+        last = by_arm or len(pending) == 1
         exact: list[tuple[object, list[tuple[str, ...] | None]]] = []
         other: list[tuple[object, list[tuple[str, ...] | None]]] = []
         for hand in hands:
