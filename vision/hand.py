@@ -602,12 +602,15 @@ class _Band:
     """A covered card's blister band from the frame line to the next card (crop columns ``x0``
     to ``x1``): per column, whether plaster marks run along a plaster's height (``occupied``) and
     the share of the band's rows off the paper (``profile``: a plaster's outline and its pale
-    middle alike)."""
+    middle alike), and the same share in as many rows just past the band, away from where a
+    FINISH's banner lies (``past``: a plaster ends within the band, a shadow or an edge runs
+    on; None when the crop ends there)."""
 
     occupied: np.ndarray
     x0: int
     x1: int
     profile: np.ndarray
+    past: np.ndarray | None = None
 
 
 def _plaster_band(crop: np.ndarray, hidden: np.ndarray, kind: CardKind, flipped: bool,
@@ -624,22 +627,36 @@ def _plaster_band(crop: np.ndarray, hidden: np.ndarray, kind: CardKind, flipped:
     if flipped:
         y0_mm, y1_mm = CARD_H_MM - y1_mm, CARD_H_MM - y0_mm
     y0, y1 = int(y0_mm * ppy), int(math.ceil(y1_mm * ppy))
-    shut = np.nonzero(hidden[y0:y1].any(axis=0))[0]
+    win = int(round(BLISTER_H_MM * ppy))
+    # a FINISH's band may lie up to a band's height past the searched rows, away from its banner
+    # (see below)
+    pad0, pad1 = (min(y0, win), 0) if kind is CardKind.FINISH and flipped else (0, 0)
+    if kind is CardKind.FINISH and not flipped:
+        pad1 = max(0, min(len(crop) - y1, win))
     x0 = int(round(FRAME_MM * ppx))
-    x1 = int(shut[0]) if len(shut) else READ_W
+    x1 = _open_until(hidden[y0:y1])
     if x1 - x0 < 2 * BLISTER_MM * ppx:
         return None
-    lab = cv2.cvtColor(crop[y0:y1, x0:x1], cv2.COLOR_BGR2LAB).astype(np.float32)
-    paper = np.median(lab.reshape(-1, 3), axis=0)  # (the plasters fill well under half the band)
-    win = int(round(BLISTER_H_MM * ppy))
-    lo, hi = 0, len(lab) - win + 1  # the rows the band may start on
+    lab = cv2.cvtColor(crop[y0 - pad0:y1 + pad1, x0:x1], cv2.COLOR_BGR2LAB).astype(np.float32)
+    searched = lab[pad0:len(lab) - pad1]
+    paper = np.median(searched.reshape(-1, 3), axis=0)  # (the plasters fill well under half the band)
+    lo, hi = pad0, pad0 + len(searched) - win + 1  # the rows the band may start on
     if kind is CardKind.FINISH:
         # the row lies below the chequered banner (above it, turned): the band starts clear of
         # its rows, whose blurred squares' edges look warm and off the paper, and the paper is
-        # taken from the rows outside it (its squares blur the paper between them)
-        banner = np.nonzero((lab[..., 0] < 0.55 * float(paper[0])).mean(axis=1) > BANNER_DARK)[0]
+        # taken from the rows outside it (its squares blur the paper between them); a banner
+        # reaching so far into the searched rows that no band fits clear of it has the row
+        # right past it (fresh films 164's F3 and 179's F6, two plasters just under a banner
+        # printed low: the band was found on the banner's squares and the counts left open)
+        dark = (searched[..., 0] < 0.55 * float(paper[0])).mean(axis=1) > BANNER_DARK
+        banner = pad0 + np.nonzero(dark)[0]
         if len(banner):
-            clear = (0, int(banner[0]) - BANNER_CLEAR_PX - win + 1) if flipped else (int(banner[-1]) + BANNER_CLEAR_PX, hi)
+            if flipped:
+                end = int(banner[0]) - BANNER_CLEAR_PX - win + 1
+                clear = (max(0, min(lo, end - 1)), end)
+            else:
+                start = int(banner[-1]) + BANNER_CLEAR_PX
+                clear = (start, min(len(lab) - win + 1, max(hi, start + 1)))
             if clear[0] < clear[1]:
                 lo, hi = clear
                 paper = np.median(lab[lo:hi + win - 1].reshape(-1, 3), axis=0)
@@ -652,9 +669,29 @@ def _plaster_band(crop: np.ndarray, hidden: np.ndarray, kind: CardKind, flipped:
     off = (off_mag > BAND_OFF) & (d[..., 2] > 0) & light
     rows = np.convolve((off if by_off else warm).mean(axis=1), np.ones(win) / win, mode="valid")
     best = lo + int(np.argmax(rows[lo:hi]))
-    return _Band(warm[best:best + win].mean(axis=0) > 0.3, x0, x1, off[best:best + win].mean(axis=0).astype(np.float32))
+    if best < pad0 or best + win > pad0 + len(searched):
+        # past the searched rows, the next card's edge may reach further left
+        x1 = max(x0, min(x1, _open_until(hidden[y0 - pad0 + best:y0 - pad0 + best + win])))
+    cols = x1 - x0
+    top = y0 - pad0 + best  # (crop row)
+    beyond = (top - PAST_GAP_PX - win, top - PAST_GAP_PX) if flipped else (top + win + PAST_GAP_PX, top + 2 * win + PAST_GAP_PX)
+    past = None
+    if beyond[0] >= 0 and beyond[1] <= len(crop):
+        lab_past = cv2.cvtColor(crop[beyond[0]:beyond[1], x0:x1], cv2.COLOR_BGR2LAB).astype(np.float32)
+        d_past = lab_past - paper
+        past = (np.sqrt((d_past ** 2).sum(axis=2)) > BAND_OFF).mean(axis=0).astype(np.float32)
+    return _Band(warm[best:best + win, :cols].mean(axis=0) > 0.3, x0, x1,
+                 off[best:best + win, :cols].mean(axis=0).astype(np.float32), past)
 
 
+def _open_until(hidden: np.ndarray) -> int:
+    """First column of the crop rows ``hidden`` any of whose pixels is under the next card."""
+    shut = np.nonzero(hidden.any(axis=0))[0]
+    return int(shut[0]) if len(shut) else READ_W
+
+
+PAST_GAP_PX = 2
+"""Crop rows between a band and the rows past it (:attr:`_Band.past`)."""
 BANNER_DARK = 0.15
 """Share of a band row's pixels darker than 0.55 of the paper from which the row is a FINISH's
 chequered banner (film 119's F4 and 136's F4, one plaster each just under the banner, half
@@ -674,17 +711,21 @@ plaster colour, lies that close above it)."""
 
 
 def _no_plaster_seen(crop: np.ndarray, hidden: np.ndarray, kind: CardKind, flipped: bool,
-                     reach_mm: float = BLISTER_MM / 4, both_ends: bool = True) -> bool:
+                     reach_mm: float = BLISTER_MM / 4, both_ends: bool = True, outline: bool = False) -> bool:
     """Whether a covered card's strip shows no plaster, at either end's row height (only at the
     row's height for ``flipped`` without ``both_ends``), as far as ``reach_mm`` past the centre
-    line (a row of one starts half a plaster left of it)."""
+    line (a row of one starts half a plaster left of it). ``outline``: the band is placed where
+    pixels off the paper run densest, and must show hardly any of them either (a plaster's
+    outline, off the paper in any light, where its warm middle may not be)."""
     ppx = READ_W / CARD_W_MM
     for way in (flipped, not flipped) if both_ends else (flipped,):
-        band = _plaster_band(crop, hidden, kind, way, CLEAN_SEARCH_MM)
+        band = _plaster_band(crop, hidden, kind, way, CLEAN_SEARCH_MM, by_off=outline)
         if band is None:
             return False
         occupied, x0, x1 = band.occupied, band.x0, band.x1
         if x1 < (CARD_W_MM / 2 + reach_mm) * ppx or int(occupied.sum()) >= 0.15 * BLISTER_MM * ppx:
+            return False
+        if outline and int((band.profile > FAINT_OFF).sum()) >= LEFT_OFF_COLUMNS:
             return False
     return True
 
@@ -695,6 +736,12 @@ place clean (:func:`_no_plaster_seen` with :data:`CLEAN_REACH_MM`)."""
 CLEAN_REACH_MM = 1.5
 """How far past the centre line a covered FINISH's strip must reach for a clean band to be no
 blisters (a single plaster, starting 4.1 mm left of it, then shows 5.6 of its 8.2 mm)."""
+CLEAN_OUTLINE_REACH_MM = -1.5
+"""How far past the centre line (negative: short of it) a covered FINISH's strip must reach for a
+band clean of plaster outlines too to be no blisters: a single plaster, starting 4.1 mm left of
+the line, then shows 2.6 mm, more than a crop placed a little off the card moves it (fresh films
+175's F5 and 179's F5, clean strips ending 1.5 mm short of and 1.2 mm past the line: their hands
+went unnamed)."""
 CLEAN_ORIENTED = 0.9
 """A covered FINISH read with at least this orientation confidence (its index read at one end) is
 looked at for plasters at its own row's height only: the other end's, for a card turned round,
@@ -795,6 +842,13 @@ FINISH_ROW_CONF = 0.75
 """Confidence of a covered FINISH's count from where its off-paper run begins."""
 FINISH_RUN_MM = 2.0
 """Shortest off-paper run (mm) taken for a plaster's start, ..."""
+FINISH_EDGE_RUN_MM = 0.75
+"""Shortest off-paper run taken for a plaster's start where it runs into the next card, ...
+(fresh films 177's and 179's F2, single plasters of which the strips showed 1.2 and 2.0 mm:
+the counts left open, the hands unnamed)"""
+FINISH_EDGE_PAST = 0.1
+"""... when at most this share of the rows past the band (:attr:`_Band.past`) are off the paper
+in its columns: a plaster ends there; the next card's shadow or a crop's edge runs on."""
 FINISH_GAP_MM = 1.5
 """... after joining runs at most this far apart (a plaster's pale middle splits its run: fresh
 film 148's F6, its first plaster's first 1.2 mm apart from the rest, counted as one plaster)."""
@@ -823,12 +877,16 @@ def _finish_from_row_start(crop: np.ndarray, hidden: np.ndarray, flipped: bool,
             merged[-1] = (merged[-1][0], b)  # a plaster's pale middle, or the gap between two
         else:
             merged.append((a, b))
-    runs = [(a, b) for a, b in merged if b - a >= FINISH_RUN_MM * ppx]
+    edge = band.x1 - band.x0 - 1
+    runs = [(a, b) for a, b in merged if b - a >= FINISH_RUN_MM * ppx or (
+        # a plaster's start just before the next card: its run cut short, but plaster-high
+        b >= edge and b - a >= FINISH_EDGE_RUN_MM * ppx and band.past is not None
+        and float(band.past[a:b].mean()) < FINISH_EDGE_PAST)]
     if not runs:
         return None
     start, end = runs[0]
     at = (start - centre) / ppx
-    reaches_hidden = end >= band.x1 - band.x0 - 1
+    reaches_hidden = end >= edge
     if FINISH_ONE_MM[0] <= at <= FINISH_ONE_MM[1]:
         if not reaches_hidden and (end - centre) / ppx > FINISH_ONE_END_MM:
             return None
@@ -1283,9 +1341,10 @@ def _read_piece(crop: np.ndarray, hidden: np.ndarray | None, shown_mm: float, co
         # 170's covered FINISH: the row's start counted 5 at 0.86 beside a lost mirrored 5)
         blisters, bconf = None, 0.0
     if (blisters is None and reading.kind is CardKind.FINISH and hidden is not None
-            and _no_plaster_seen(crop, hidden, reading.kind, reading.flipped, CLEAN_REACH_MM,
-                                 both_ends=reading.orientation_confidence < CLEAN_ORIENTED)):
-        blisters, bconf = 0, CLEAN_FINISH  # most of a single plaster would show: there is none
+            and any(_no_plaster_seen(crop, hidden, reading.kind, reading.flipped, reach,
+                                     both_ends=reading.orientation_confidence < CLEAN_ORIENTED, outline=outline)
+                    for reach, outline in ((CLEAN_REACH_MM, False), (CLEAN_OUTLINE_REACH_MM, True)))):
+        blisters, bconf = 0, CLEAN_FINISH  # a single plaster would show: there is none
     if blisters is None and reading.kind is CardKind.FINISH and hidden is not None:
         # the warm marks may miss plasters in a cool light: where the band leaves the paper
         found = _finish_from_row_start(crop, hidden, reading.flipped, config.finish_blisters)

@@ -781,6 +781,39 @@ def test_a_covered_finish_whose_band_leaves_the_paper_between_the_counts_places_
     assert _finish_from_row_start(crop, hidden, False, frozenset({0, 1, 2})) is None
 
 
+@pytest.mark.parametrize("shown", [59.0 / 2 - 2.7, 59.0 / 2 - 2.2])
+def test_a_single_plaster_cut_short_by_the_next_card_counts_but_a_shadow_does_not(shown):
+    """Fresh films 177 and 179 (F2): a single plaster's first 1.2-2 mm in view before the next
+    card, too short a run for a plaster's start; the hands went unnamed. A run into the next card
+    counts when the rows past the band are paper in its columns (a plaster's height); the next
+    card's shadow, running the card's height, does not."""
+    from vision.hand import _finish_from_row_start
+    from vision.read.reader import CARD_W_MM, READ_W
+
+    crop, hidden = _cool_finish(1, 8.2, 1.6, shown)
+    assert _finish_from_row_start(crop, hidden, False, frozenset({0, 1, 2})) == (1, 0.75)
+    crop, hidden = _cool_finish(0, 8.2, 1.6, shown)
+    ppx = READ_W / CARD_W_MM
+    crop[int(0.1 * len(crop)):int(0.9 * len(crop)), int((shown - 1.5) * ppx):int(shown * ppx)] = (185, 195, 205)
+    assert _finish_from_row_start(crop, hidden, False, frozenset({0, 1, 2})) is None
+
+
+@pytest.mark.parametrize("plasters, cool, clean", [(0, False, True), (1, False, False), (1, True, False), (2, True, False)])
+def test_a_finish_strip_ending_short_of_the_centre_is_zero_only_without_plaster_outlines(plasters, cool, clean):
+    """Fresh films 175 and 179 (F5): clean strips ending 1.5 mm short of and 1.2 mm past the
+    centre line, no plaster where a single one would show 2.6 mm or more; the counts were left
+    open (a clean band had to reach 1.5 mm past the line). Clean of warm marks and of anything
+    off the paper (a plaster in a cool light is not warm), it is no blisters."""
+    from vision.hand import CLEAN_OUTLINE_REACH_MM, CLEAN_REACH_MM, _no_plaster_seen
+
+    shown = 59.0 / 2 - 1.2
+    crop, hidden = _cool_finish(plasters, 8.2, 1.6, shown) if cool else _covered_crop(CardKind.FINISH, plasters, shown)
+    assert _no_plaster_seen(crop, hidden, CardKind.FINISH, False, CLEAN_OUTLINE_REACH_MM, outline=True) is clean
+    assert not _no_plaster_seen(crop, hidden, CardKind.FINISH, False, CLEAN_REACH_MM, outline=True)
+    if cool:  # the warm marks alone miss it
+        assert _no_plaster_seen(crop, hidden, CardKind.FINISH, False, CLEAN_OUTLINE_REACH_MM)
+
+
 def test_a_rows_first_strip_of_table_holds_no_paper_but_a_covered_cards_does():
     """Fresh film 147: a line of the wood grain 19 mm before the row's first card was taken for
     the first card's edge, the strip between read as an unknown eighth card of a hand of seven;
@@ -894,14 +927,12 @@ def test_a_finish_whose_count_is_missed_in_a_crop_turned_with_its_slanting_side_
     assert finish_read(config).blisters is None
 
 
-@pytest.mark.parametrize("low_mm, banner_end_mm, square_mm", [(2.5, 51.5, 2.0), (3.0, 52.5, 2.5)])
-def test_a_covered_finish_band_is_looked_for_below_its_chequered_banner(monkeypatch, low_mm, banner_end_mm, square_mm):
-    # Films 119 and 136: a FINISH's one plaster just under its chequered banner, half hidden, the
-    # crop placed a few millimetres high. The band was found at the banner's lower row (its
-    # blurred squares also made the paper between them the band's paper, so the paper below
-    # looked warm everywhere): the count was left open. The band now starts clear of the banner.
-    from vision import hand
-    from vision.read.reader import BLISTER_H_MM, BLISTER_MM, BLISTER_ROW_MM, CARD_H_MM, CARD_W_MM, READ_H, READ_W
+def _finish_under_banner(low_mm: float, banner_end_mm: float, square_mm: float, plasters: int,
+                         shown_mm: float = 30.5) -> tuple[np.ndarray, np.ndarray]:
+    """A covered FINISH's blurred crop: its chequered banner from 40 mm down to ``banner_end_mm``,
+    ``plasters`` centred plasters ``low_mm`` below their printed place, shown to ``shown_mm``."""
+    from vision.read.reader import BLISTER_GAP_MM, BLISTER_H_MM, BLISTER_MM, BLISTER_ROW_MM, CARD_H_MM, \
+        CARD_W_MM, READ_H, READ_W
 
     ppx, ppy = READ_W / CARD_W_MM, READ_H / CARD_H_MM
     crop = np.full((READ_H, READ_W, 3), PAPER, np.uint8)
@@ -912,16 +943,48 @@ def test_a_covered_finish_band_is_looked_for_below_its_chequered_banner(monkeypa
                 cv2.rectangle(crop, (int(x * ppx), int(y * ppy)),
                               (int((x + square_mm) * ppx), int(min(y + square_mm, banner_end_mm) * ppy)), (120, 40, 20), -1)
     top = BLISTER_ROW_MM[CardKind.FINISH] + low_mm
-    cv2.ellipse(crop, (int(CARD_W_MM / 2 * ppx), int((top + BLISTER_H_MM / 2) * ppy)),
-                (int(BLISTER_MM / 2 * ppx), int(BLISTER_H_MM / 2 * ppy)), 0, 0, 360, PLASTER, -1)
+    left = CARD_W_MM / 2 - (plasters * BLISTER_MM + (plasters - 1) * BLISTER_GAP_MM) / 2
+    for k in range(plasters):
+        x = left + k * (BLISTER_MM + BLISTER_GAP_MM) + BLISTER_MM / 2
+        cv2.ellipse(crop, (int(x * ppx), int((top + BLISTER_H_MM / 2) * ppy)),
+                    (int(BLISTER_MM / 2 * ppx), int(BLISTER_H_MM / 2 * ppy)), 0, 0, 360, PLASTER, -1)
     crop = cv2.GaussianBlur(crop, (7, 7), 0)
     hidden = np.zeros(crop.shape[:2], bool)
-    hidden[:, int(30.5 * ppx):] = True
+    hidden[:, int(shown_mm * ppx):] = True
     crop[hidden] = (150, 60, 20)
+    return crop, hidden
+
+
+@pytest.mark.parametrize("low_mm, banner_end_mm, square_mm", [(2.5, 51.5, 2.0), (3.0, 52.5, 2.5)])
+def test_a_covered_finish_band_is_looked_for_below_its_chequered_banner(monkeypatch, low_mm, banner_end_mm, square_mm):
+    # Films 119 and 136: a FINISH's one plaster just under its chequered banner, half hidden, the
+    # crop placed a few millimetres high. The band was found at the banner's lower row (its
+    # blurred squares also made the paper between them the band's paper, so the paper below
+    # looked warm everywhere): the count was left open. The band now starts clear of the banner.
+    from vision import hand
+
+    crop, hidden = _finish_under_banner(low_mm, banner_end_mm, square_mm, 1)
     count, conf = hand._count_from_left_end(crop, hidden, CardKind.FINISH, False)
     assert count == 1 and conf > 0.9
     monkeypatch.setattr(hand, "BANNER_DARK", 2.0)  # no row is the banner
     assert hand._count_from_left_end(crop, hidden, CardKind.FINISH, False)[1] == 0.0
+
+
+@pytest.mark.parametrize("low_mm, banner_end_mm", [(5.0, 54.5), (5.5, 55.0)])
+def test_a_finish_band_under_a_banner_reaching_through_the_searched_rows_is_found_past_it(low_mm, banner_end_mm):
+    # Fresh films 164 (F3) and 179 (F6): two plasters just under a banner that reached (on a crop
+    # placed high) so far into the rows searched for the band that no band fitted clear of it:
+    # the band was found on the banner's squares and the counts left open.
+    from vision.hand import _count_from_left_end, _finish_from_row_start
+    from vision.read.reader import BLISTER_H_MM, BLISTER_ROW_MM, BLISTER_SEARCH_MM
+
+    # (the plasters end below the searched rows, the banner leaves no band's height clear in them)
+    assert BLISTER_ROW_MM[CardKind.FINISH] + BLISTER_SEARCH_MM + BLISTER_H_MM < low_mm + BLISTER_ROW_MM[CardKind.FINISH] + BLISTER_H_MM
+    assert banner_end_mm > BLISTER_ROW_MM[CardKind.FINISH] + BLISTER_SEARCH_MM
+    crop, hidden = _finish_under_banner(low_mm, banner_end_mm, 2.0, 2, shown_mm=33.0)
+    count, conf = _count_from_left_end(crop, hidden, CardKind.FINISH, False)
+    assert count == 2 and conf >= 0.5
+    assert _finish_from_row_start(crop, hidden, False, frozenset({0, 1, 2})) == (2, 0.75)
 
 
 def _aslant_reader(seed: int) -> Callable[[], tuple[int, int]]:
