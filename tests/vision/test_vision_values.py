@@ -166,6 +166,29 @@ def test_true_eleven_still_reads_under_mild_blur(style: str, length: int, angle:
     assert reading.field_confidences.value >= ACCEPT
 
 
+@pytest.mark.parametrize("grow", [4, 5])
+def test_an_eleven_whose_ones_differ_in_shape_still_reads_when_both_match_a_printed_one(grow: int) -> None:
+    """Fresh films 172 and 175: the serif W11 in shown rows, one 1's foot spread wider than the
+    other's (its masks correlating 0.87-0.91), was refused at both ends as a 1 beside a wider
+    digit's stem, and the hands went unnamed. Both glyphs match a printed 1 closely; a stem does
+    not (see ``test_index_thinned_by_blur_is_not_read_as_another_number``)."""
+    from vision.read.reader import ONES_ALIKE, _end, _masks, analyse, normalise
+
+    img = _blurred(_face("W11", "postcard"), 3, 0, 0.8)
+    ink = (cv2.cvtColor(img, cv2.COLOR_BGR2GRAY) < 110).astype(np.uint8)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(ink)
+    first = min((i for i in range(1, n) if stats[i, 3] > 30 and stats[i, 1] < 0.2 * READ_H), key=lambda i: stats[i, 0])
+    x, y, w, h = stats[first][:4]
+    foot = (labels[y + h // 2:y + h, x - 3:x + w + 3] == first).astype(np.uint8)
+    wide = cv2.dilate(foot, np.ones((1, 2 * grow + 1), np.uint8))
+    img[y + h // 2:y + h, x - 3:x + w + 3][wide > 0] = img[y + h // 2 + h // 4, x + w // 2]  # the foot spread
+    a = analyse(img)
+    top = _end(a, False, DECK, DECK.kinds)
+    assert top.corner is not None and top.corner.value == 11 and not top.fragments
+    (v1, _), (v2, _) = (normalise(m) for m in _masks(a, list(top.corner_line), False))
+    assert float(v1 @ v2) < ONES_ALIKE  # (unlike masks: the shapes alone would refuse it)
+
+
 def test_a_blurred_fragment_at_one_end_keeps_the_other_ends_lone_vote_out() -> None:
     from dataclasses import replace
 
