@@ -865,7 +865,26 @@ def _finish_from_row_start(crop: np.ndarray, hidden: np.ndarray, flipped: bool,
     too far."""
     if not counts or max(counts) > 2 or 1 not in counts:
         return None
-    band = _plaster_band(crop, hidden, CardKind.FINISH, flipped, by_off=True)
+    found = _first_off_run(crop, hidden, CardKind.FINISH, flipped)
+    if found is None:
+        return None
+    at, end, reaches_hidden = found
+    if FINISH_ONE_MM[0] <= at <= FINISH_ONE_MM[1]:
+        if not reaches_hidden and end > FINISH_ONE_END_MM:
+            return None
+        return 1, FINISH_ROW_CONF
+    if FINISH_TWO_MM[0] <= at <= FINISH_TWO_MM[1] and 2 in counts:
+        return 2, FINISH_ROW_CONF
+    return None
+
+
+def _first_off_run(crop: np.ndarray, hidden: np.ndarray, kind: CardKind,
+                   flipped: bool) -> tuple[float, float, bool] | None:
+    """Where a covered card's band first runs off the paper (the band placed where such pixels
+    run densest): the run's start and end in mm from the card's centre line, and whether it runs
+    into the next card; None when no run a plaster's start could be is seen (see
+    :data:`FINISH_RUN_MM`, :data:`FINISH_EDGE_RUN_MM`)."""
+    band = _plaster_band(crop, hidden, kind, flipped, by_off=True)
     if band is None:
         return None
     ppx = READ_W / CARD_W_MM
@@ -885,15 +904,29 @@ def _finish_from_row_start(crop: np.ndarray, hidden: np.ndarray, flipped: bool,
     if not runs:
         return None
     start, end = runs[0]
-    at = (start - centre) / ppx
-    reaches_hidden = end >= edge
-    if FINISH_ONE_MM[0] <= at <= FINISH_ONE_MM[1]:
-        if not reaches_hidden and (end - centre) / ppx > FINISH_ONE_END_MM:
-            return None
-        return 1, FINISH_ROW_CONF
-    if FINISH_TWO_MM[0] <= at <= FINISH_TWO_MM[1] and 2 in counts:
-        return 2, FINISH_ROW_CONF
+    return (start - centre) / ppx, (end - centre) / ppx, end >= edge
+
+
+def _gladiola_from_row_start(crop: np.ndarray, hidden: np.ndarray, flipped: bool) -> tuple[int, float] | None:
+    """A covered gladiola's blister count from where its band first runs off the paper (its
+    plasters too cool for the warm marks): the row is centred, so a row of n begins
+    (n * 8.2 + (n - 1) * 1.6) / 2 mm left of the centre line; taken when the run begins within
+    :data:`ROW_START_SLACK_MM` of one such place (fresh film 175's G2, two plasters in a cool
+    light, their pale run from 9.6 mm left of the line: the count left open, the hand unnamed)."""
+    found = _first_off_run(crop, hidden, CardKind.GLADIOLA, flipped)
+    if found is None:
+        return None
+    at = found[0]
+    for n in range(1, MAX_ROW + 1):
+        if abs(at + (n * BLISTER_MM + (n - 1) * BLISTER_GAP_MM) / 2) <= ROW_START_SLACK_MM:
+            return n, FINISH_ROW_CONF
     return None
+
+
+ROW_START_SLACK_MM = 1.5
+"""How far (mm) a gladiola's first off-paper run may begin from where a row's first plaster is
+printed (a crop placed a little off the card, a plaster's pale end not off the paper); the places
+of rows one plaster apart lie 4.9 mm apart."""
 
 
 MIRROR_LOST = 0.1
@@ -1061,6 +1094,46 @@ def _ink_cut_beside(painted: np.ndarray, hidden: np.ndarray) -> bool:
         return False  # no room between the digit and the edge: nothing to see
     ink = a.lab[first.y0:first.y1, lo:edge, 0].astype(np.float32) < INK_DARK * float(a.paper_lab[0])
     return float(ink.any(axis=1).mean()) >= CUT_BESIDE_ROWS
+
+
+def _blisters_at_most(crop: np.ndarray, hidden: np.ndarray) -> int | None:
+    """Most blisters a covered walk card lying upright can carry when its strip shows no plaster
+    (warm marks nor outlines) at its row's height: a row of more would show at least
+    :data:`ROW_SHOW_MM` of its first plaster before the next card. None when plaster is seen or
+    the band is not in view."""
+    band = _plaster_band(crop, hidden, CardKind.WALK, False, by_off=True)
+    if band is None:
+        return None
+    ppx = READ_W / CARD_W_MM
+    if (int(band.occupied.sum()) >= 0.15 * BLISTER_MM * ppx
+            or int((band.profile > FAINT_OFF).sum()) >= LEFT_OFF_COLUMNS):
+        return None
+    for n in range(1, MAX_ROW + 1):
+        start = CARD_W_MM / 2 - (n * BLISTER_MM + (n - 1) * BLISTER_GAP_MM) / 2
+        if band.x1 / ppx - start >= ROW_SHOW_MM:
+            return n - 1
+    return None
+
+
+ROW_SHOW_MM = 2.6
+"""How much of a row's first plaster must lie before the next card for a clean strip to rule the
+row out (as :data:`CLEAN_OUTLINE_REACH_MM` for a single one)."""
+MAX_ROW = 6
+"""Most blisters a card of the decks carries."""
+
+
+def _rivals_ruled_out(crop: np.ndarray, hidden: np.ndarray, value: int, rivals: set[int],
+                      config: HandConfig) -> bool:
+    """Whether the blisters a covered walk card's strip allows (:func:`_blisters_at_most`) fit
+    the walk card ``value`` and none of the ``rivals`` its cut index may also be (fresh film 175's
+    W31, its 1 at the next card's edge, maybe a cut 0, 3 or 8: W31 has no blister, W30, W33 and
+    W38 four or five, and the strip shows the band clean where four would start; the hand went
+    unnamed). False without the deck's blister counts (``config.walk_blisters``)."""
+    counts = dict(config.walk_blisters)
+    if value not in counts:
+        return False
+    most = _blisters_at_most(crop, hidden)
+    return most is not None and counts[value] <= most and all(counts.get(r, 0) > most for r in rivals)
 
 
 def _value_dropped(reading: CardReading, deck: Deck) -> CardReading:
@@ -1289,12 +1362,17 @@ def _read_piece(crop: np.ndarray, hidden: np.ndarray | None, shown_mm: float, co
         other = read_card(_painted(crop, hidden, True), deck)
         if other.value is not None and other.value != reading.value:
             reading = _value_dropped(reading, deck)
-    if reading.kind is CardKind.WALK and reading.value is not None and not reading.flipped and (
+    if reading.kind is CardKind.WALK and reading.value is not None and not reading.flipped:
+        rivals: set[int] = set()
+        if reading.value < 10 and _ink_cut_beside(painted, hidden):
             # "3" with a sliver of ink at the next card's edge is a "3x" whose second digit is hidden
-            (reading.value < 10 and _ink_cut_beside(painted, hidden))
+            rivals = {10 * reading.value + d for d in range(10)}
+        elif reading.value >= 10 and reading.value % 10 == 1 and _one_is_a_sliver(painted, hidden):
             # the left sliver of a cut 0, 3 or 8 reads as a 1
-            or (reading.value >= 10 and reading.value % 10 == 1 and _one_is_a_sliver(painted, hidden))):
-        reading = _value_dropped(reading, deck)
+            rivals = {reading.value - 1, reading.value + 2, reading.value + 7}
+        rivals &= set(deck.walk_values)
+        if rivals and not _rivals_ruled_out(crop, hidden, reading.value, rivals, config):
+            reading = _value_dropped(reading, deck)
     reach = shown_mm - config.hidden_margin_mm - CARD_W_MM / 2
     mirror = None
     if reach >= config.mirror_margin_mm:
@@ -1310,8 +1388,10 @@ def _read_piece(crop: np.ndarray, hidden: np.ndarray | None, shown_mm: float, co
     if reading.kind is CardKind.UNKNOWN:
         return reading
     blisters, bconf = None, 0.0
+    mirrored = 0  # (the count the mirror gave, sure or not)
     if mirror is not None:
         n, c = count_blisters_in_row(analyse(mirror), reading.kind, reading.flipped)
+        mirrored = n
         if reading.kind is CardKind.FINISH and config.finish_blisters and n not in config.finish_blisters:
             # no FINISH of the deck has that many: the mirror counted print (the chequer's lower
             # edge, as four or five plasters on films 141 and 144)
@@ -1352,6 +1432,12 @@ def _read_piece(crop: np.ndarray, hidden: np.ndarray | None, shown_mm: float, co
         # otherwise: fresh film 150's F2, one plaster just under the green chequer, whose
         # blurred edge ran off the paper 2.5 mm before it; counted 2 from there, the hand wrong)
         if found is not None and _count_from_left_end(crop, hidden, reading.kind, reading.flipped)[0] in (0, found[0]):
+            blisters, bconf = found
+    if blisters is None and reading.kind is CardKind.GLADIOLA and hidden is not None:
+        # (only when no other way counted otherwise, sure or not)
+        found = _gladiola_from_row_start(crop, hidden, reading.flipped)
+        if (found is not None and mirrored in (0, found[0])
+                and _count_from_left_end(crop, hidden, reading.kind, reading.flipped)[0] in (0, found[0])):
             blisters, bconf = found
     f = reading.field_confidences
     fields = FieldConfidences(kind=f.kind, value=f.value, blisters=bconf, date=f.date)

@@ -736,14 +736,14 @@ def test_a_finish_counted_in_its_mirror_as_no_finish_can_be_is_counted_from_the_
 
 
 def _cool_finish(plasters: int, length_mm: float, gap_mm: float, shown_mm: float,
-                 shift_mm: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
-    """A covered FINISH's crop whose centred plasters (``length_mm`` long, ``gap_mm`` apart,
-    moved ``shift_mm`` right) are off the paper but not warm (a cool light)."""
+                 shift_mm: float = 0.0, kind: CardKind = CardKind.FINISH) -> tuple[np.ndarray, np.ndarray]:
+    """A covered FINISH's (or ``kind``'s) crop whose centred plasters (``length_mm`` long,
+    ``gap_mm`` apart, moved ``shift_mm`` right) are off the paper but not warm (a cool light)."""
     from vision.read.reader import BLISTER_H_MM, BLISTER_ROW_MM, CARD_H_MM, CARD_W_MM, READ_H, READ_W
 
-    crop, hidden = _covered_crop(CardKind.FINISH, 0, shown_mm)
+    crop, hidden = _covered_crop(kind, 0, shown_mm)
     ppx, ppy = READ_W / CARD_W_MM, READ_H / CARD_H_MM
-    top = BLISTER_ROW_MM[CardKind.FINISH]
+    top = BLISTER_ROW_MM[kind]
     left = CARD_W_MM / 2 - (plasters * length_mm + (plasters - 1) * gap_mm) / 2 + shift_mm
     for k in range(plasters):
         x = left + k * (length_mm + gap_mm) + length_mm / 2
@@ -812,6 +812,46 @@ def test_a_finish_strip_ending_short_of_the_centre_is_zero_only_without_plaster_
     assert not _no_plaster_seen(crop, hidden, CardKind.FINISH, False, CLEAN_REACH_MM, outline=True)
     if cool:  # the warm marks alone miss it
         assert _no_plaster_seen(crop, hidden, CardKind.FINISH, False, CLEAN_OUTLINE_REACH_MM)
+
+
+@pytest.mark.parametrize("plasters, shown, shift", [(1, 29.0, 0.0), (2, 24.5, 0.0), (2, 27.7, -0.6), (3, 22.0, 1.0),
+                                                     (4, 22.0, 0.0)])
+def test_a_covered_gladiola_in_a_cool_light_counts_from_where_its_band_leaves_the_paper(plasters, shown, shift):
+    """Fresh film 175's G2: two plasters too cool for the warm marks, the strip ending before the
+    first one does; where the band first runs off the paper gives the count (the row is centred)."""
+    from vision.hand import _count_from_left_end, _gladiola_from_row_start
+
+    crop, hidden = _cool_finish(plasters, 8.2, 1.6, shown, shift, kind=CardKind.GLADIOLA)
+    assert _count_from_left_end(crop, hidden, CardKind.GLADIOLA, False)[1] == 0.0  # no warm marks
+    assert _gladiola_from_row_start(crop, hidden, False) == (plasters, 0.75)
+    # a run beginning between two rows' places is no count
+    crop, hidden = _cool_finish(plasters, 8.2, 1.6, shown + 2.5, 2.5, kind=CardKind.GLADIOLA)
+    assert _gladiola_from_row_start(crop, hidden, False) is None
+
+
+@pytest.mark.parametrize("plasters, most", [(0, 1), (4, None)])
+def test_a_cut_index_keeps_its_value_when_the_strips_blisters_rule_its_rivals_out(monkeypatch, plasters, most):
+    """Fresh film 175's W31: its 1 at the next card's edge, maybe the left sliver of a cut 0, 3 or
+    8. W31 has no blister, W30 and W33 four, W38 five; the strip, clean where a row of two would
+    show, leaves at most one: 31 stands (the hand went unnamed). A strip showing plasters keeps
+    the value dropped."""
+    import vision.hand
+    from vision.hand import HandConfig, _blisters_at_most, _read_piece, _rivals_ruled_out
+    from vision.read.types import CardReading, Deck, Face
+    from vision.types import FieldConfidences
+
+    crop, hidden = _covered_crop(CardKind.WALK, plasters, 25.3)
+    assert _blisters_at_most(crop, hidden) == most
+    config = HandConfig(walk_blisters=((11, 4), (30, 4), (31, 0), (33, 4), (38, 5)))
+    assert _rivals_ruled_out(crop, hidden, 31, {30, 33, 38}, config) is (plasters == 0)
+    assert not _rivals_ruled_out(crop, hidden, 31, {30, 33, 38}, HandConfig())  # the counts unknown
+    assert not _rivals_ruled_out(crop, hidden, 11, {13}, config)  # W11's four would show
+    walk = CardReading(kind=CardKind.WALK, face=Face.FRONT, value=31, confidence=0.95,
+                       field_confidences=FieldConfidences(kind=0.95, value=0.95))
+    monkeypatch.setattr(vision.hand, "read_card", lambda crop, deck: walk)
+    monkeypatch.setattr(vision.hand, "_one_is_a_sliver", lambda painted, hidden: True)
+    config = HandConfig(deck=Deck.for_game("gladiola"), walk_blisters=config.walk_blisters)
+    assert _read_piece(crop, hidden, 25.3, config).value == (31 if plasters == 0 else None)
 
 
 def test_a_rows_first_strip_of_table_holds_no_paper_but_a_covered_cards_does():
