@@ -1123,17 +1123,26 @@ MAX_ROW = 6
 
 
 def _rivals_ruled_out(crop: np.ndarray, hidden: np.ndarray, value: int, rivals: set[int],
-                      config: HandConfig) -> bool:
+                      config: HandConfig, mirror: np.ndarray | None = None) -> bool:
     """Whether the blisters a covered walk card's strip allows (:func:`_blisters_at_most`) fit
     the walk card ``value`` and none of the ``rivals`` its cut index may also be (fresh film 175's
     W31, its 1 at the next card's edge, maybe a cut 0, 3 or 8: W31 has no blister, W30, W33 and
     W38 four or five, and the strip shows the band clean where four would start; the hand went
-    unnamed). False without the deck's blister counts (``config.walk_blisters``)."""
+    unnamed). Where the strip shows plasters, a sure count (on the strip ``mirror``-ed at the
+    centre line when given, else :func:`_strip_blisters`) must be ``value``'s and no rival's.
+    False without the deck's blister counts (``config.walk_blisters``)."""
     counts = dict(config.walk_blisters)
     if value not in counts:
         return False
     most = _blisters_at_most(crop, hidden)
-    return most is not None and counts[value] <= most and all(counts.get(r, 0) > most for r in rivals)
+    if most is not None:
+        return counts[value] <= most and all(counts.get(r, 0) > most for r in rivals)
+    # a row in view: its count, when sure (counted on the strip mirrored at the centre line when
+    # it reaches that far)
+    counted = (count_blisters_in_row(analyse(mirror), CardKind.WALK, False) if mirror is not None
+               else _strip_blisters(crop, hidden))
+    return (counted is not None and counted[1] >= ACCEPT and counts[value] == counted[0]
+            and all(r in counts and counts[r] != counted[0] for r in rivals))
 
 
 def _value_dropped(reading: CardReading, deck: Deck) -> CardReading:
@@ -1332,11 +1341,24 @@ def _frame_mask(crop: np.ndarray, hidden: np.ndarray, narrow: bool = False) -> n
     frame[:most], frame[-most:], frame[:, :most] = True, True, True
     if not narrow:
         return frame
-    near = _from_paper(np.ascontiguousarray(crop[:, :most]), crop[~hidden]) < FRAME_PAPER
-    border = np.nonzero(near.mean(axis=0) < FRAME_SHARE)[0]
-    # (the last such column: a printed frame line may run inside the border)
-    depth = min(most, int(border[-1]) + 1 + FRAME_BLUR) if len(border) else FRAME_BLUR
-    frame[:, depth:most] = False
+    paper = crop[~hidden]
+
+    def depth(side: np.ndarray) -> int:
+        """How far in from the side (``side``'s first column) the border reaches."""
+        near = _from_paper(np.ascontiguousarray(side), paper) < FRAME_PAPER
+        border = np.nonzero(near.mean(axis=0) < FRAME_SHARE)[0]
+        # (the last such column: a printed frame line may run inside the border)
+        return min(most, int(border[-1]) + 1 + FRAME_BLUR) if len(border) else FRAME_BLUR
+
+    # the top and bottom likewise (fresh film 166's W31, its crop placed tight at the top: the
+    # painted band cut the index's top off, the card went unread and the hand unnamed)
+    shown = ~hidden.any(axis=0)
+    if not shown.any():
+        return frame
+    top = depth(crop[:most, shown].transpose(1, 0, 2))
+    bottom = depth(crop[::-1][:most, shown].transpose(1, 0, 2))
+    frame[:] = False
+    frame[:top], frame[len(frame) - bottom:], frame[:, :depth(crop[:, :most])] = True, True, True
     return frame
 
 
@@ -1356,12 +1378,21 @@ def _read_piece(crop: np.ndarray, hidden: np.ndarray | None, shown_mm: float, co
             reading = _index_by_blisters(crop, painted, hidden, config) or reading
         if reading.kind is not CardKind.UNKNOWN:
             break
+    reach = shown_mm - config.hidden_margin_mm - CARD_W_MM / 2
+    mirror = None
+    if reach >= config.mirror_margin_mm:
+        half = crop[:, : READ_W // 2]
+        mirror = np.concatenate([half, half[:, ::-1]], axis=1)
     if not narrow and reading.value is not None:
         # the border painted at its full width may have cut into the index of a crop placed a
         # little off the card (film 124: W22's first 2, cut at the left, read 12 at 0.86)
         other = read_card(_painted(crop, hidden, True), deck)
         if other.value is not None and other.value != reading.value:
-            reading = _value_dropped(reading, deck)
+            # (unless the strip's blisters fit one of the two readings only: fresh film 175's
+            # W38, its 3 cut by the full border into a 1, 18 beside 38 from the narrow one)
+            fits = [r for r, rival in ((reading, other), (other, reading)) if r.kind is CardKind.WALK
+                    and _rivals_ruled_out(crop, hidden, r.value, {rival.value}, config, mirror)]
+            reading = fits[0] if len(fits) == 1 else _value_dropped(reading, deck)
     if reading.kind is CardKind.WALK and reading.value is not None and not reading.flipped:
         rivals: set[int] = set()
         if reading.value < 10 and _ink_cut_beside(painted, hidden):
@@ -1371,13 +1402,8 @@ def _read_piece(crop: np.ndarray, hidden: np.ndarray | None, shown_mm: float, co
             # the left sliver of a cut 0, 3 or 8 reads as a 1
             rivals = {reading.value - 1, reading.value + 2, reading.value + 7}
         rivals &= set(deck.walk_values)
-        if rivals and not _rivals_ruled_out(crop, hidden, reading.value, rivals, config):
+        if rivals and not _rivals_ruled_out(crop, hidden, reading.value, rivals, config, mirror):
             reading = _value_dropped(reading, deck)
-    reach = shown_mm - config.hidden_margin_mm - CARD_W_MM / 2
-    mirror = None
-    if reach >= config.mirror_margin_mm:
-        half = crop[:, : READ_W // 2]
-        mirror = np.concatenate([half, half[:, ::-1]], axis=1)
     if reading.kind is CardKind.UNKNOWN and mirror is not None and CardKind.GLADIOLA in deck.kinds:
         # a gladiola has no index: its blossoms stand on the centre line, which the mirror completes
         again = read_card(mirror, deck)
