@@ -923,10 +923,11 @@ def _gladiola_from_row_start(crop: np.ndarray, hidden: np.ndarray, flipped: bool
     return None
 
 
-ROW_START_SLACK_MM = 1.5
+ROW_START_SLACK_MM = 2.0
 """How far (mm) a gladiola's first off-paper run may begin from where a row's first plaster is
-printed (a crop placed a little off the card, a plaster's pale end not off the paper); the places
-of rows one plaster apart lie 4.9 mm apart."""
+printed (a crop placed a little off the card or a little large for it, a plaster's pale end not
+off the paper: fresh film 163's G1 and G4 began 1.6 mm further left); the places of rows one
+plaster apart lie 4.9 mm apart."""
 
 
 MIRROR_LOST = 0.1

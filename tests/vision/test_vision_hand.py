@@ -820,7 +820,7 @@ def test_a_finish_strip_ending_short_of_the_centre_is_zero_only_without_plaster_
 
 
 @pytest.mark.parametrize("plasters, shown, shift", [(1, 29.0, 0.0), (2, 24.5, 0.0), (2, 27.7, -0.6), (3, 22.0, 1.0),
-                                                     (4, 22.0, 0.0)])
+                                                     (4, 22.0, 0.0), (1, 34.0, -1.6), (4, 24.0, -1.6)])
 def test_a_covered_gladiola_in_a_cool_light_counts_from_where_its_band_leaves_the_paper(plasters, shown, shift):
     """Fresh film 175's G2: two plasters too cool for the warm marks, the strip ending before the
     first one does; where the band first runs off the paper gives the count (the row is centred)."""
