@@ -543,7 +543,10 @@ def _detect_segmented(
             own = (piece.quad + 0.5) / factor - 0.5
             top = _top_card(gray_full, maps, own, card_area, band, config)
             others = [m for j, p in enumerate(pieces) if j != k and (m := masks.get(id(p))) is not None]
-            if _takes_over(top, 0.0) and _share_on(top[0], others, factor) <= TOP_ON_OTHERS:
+            # (a card's outline running across it is a card lying on it: fresh film 183's START
+            # under W23, the pile's region cut at the START's edge, taken for the top card)
+            if (_takes_over(top, 0.0) and _share_on(top[0], others, factor) <= TOP_ON_OTHERS
+                    and _crossed(maps, top[0]) < TOP_CROSSED):
                 outline = own
                 (full, support), found_inside = top, True
         elif config.refine and not completed:
@@ -2294,6 +2297,33 @@ def _card_quads(lines: np.ndarray, low: float, high: float) -> tuple[np.ndarray,
     skews = off / np.sqrt(np.maximum(sizes, 1e-9))  # as :func:`_skew`
     keep = (np.abs(aspects - CARD_ASPECT) <= PILE_ASPECT) & (skews <= PILE_SKEW) & (sizes >= low) & (sizes <= high)
     return quads[keep], skews[keep]
+
+
+TOP_CROSSED = 0.9
+"""Share of a quad's inner length along which a card outline must run straight across it, side to
+side, for a card to lie on it (:func:`_crossed`): fresh film 183's START under W23 1.0, film 175's
+W11 on the white pile 0.42-0.62."""
+CROSS_GRID = (24, 36)
+"""Cells across and along a quad in which :func:`_crossed` looks (a map pixel or so each)."""
+CROSS_MARGIN = 0.15
+"""Share of the quad's width and length at each side :func:`_crossed` leaves out (its own edges)."""
+
+
+def _crossed(maps: CardMaps, quad: np.ndarray) -> float:
+    """How far (share of the inner part's extent) a card outline of the network's runs straight
+    across ``quad`` (frame pixels, card order) from one side to the other, along either axis of
+    the quad: 1.0 when another card's edge crosses it all the way."""
+    corners = ((quad + 0.5) * maps.factor - 0.5).astype(np.float32)
+    w, h = CROSS_GRID
+    target = np.float32([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]])
+    if _shoelace(corners) < 0:
+        target = target[[0, 3, 2, 1]]
+    warped = cv2.warpPerspective(maps.boundary.astype(np.float32), cv2.getPerspectiveTransform(corners, target), (w, h))
+    mx, my = int(round(CROSS_MARGIN * w)), int(round(CROSS_MARGIN * h))
+    inner = warped[my:h - my, mx:w - mx] > 0.5
+    if inner.size == 0:
+        return 0.0
+    return float(max(inner.mean(axis=0).max(), inner.mean(axis=1).max()))
 
 
 def _inner_outline(maps: CardMaps, quad: np.ndarray) -> float:

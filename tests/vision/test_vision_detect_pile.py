@@ -657,3 +657,30 @@ def test_a_pile_top_crowded_out_of_the_strongest_lines_is_guessed_from_more(monk
     assert _top_guesses(image, maps, pile, area, 3.0, DetectConfig()) == ((), ())
     monkeypatch.setattr(detect_module, "TOP_MORE_LINES", 150)  # an outline of more cards (a row): no second look
     assert _top_guesses(image, maps, pile, area / 2.0, 3.0, DetectConfig()) == ((), ())
+
+
+@pytest.mark.parametrize("angle", [0.0, 20.0, 90.0])
+def test_a_card_outline_running_across_a_quad_shows_a_card_lying_on_it(angle: float) -> None:
+    # Fresh film 183: W23 on a pile over the START card laid crosswise; the network cut the pile's
+    # region at the START's lower edge, and the START's outline inside the upper part was taken
+    # for the pile's top card (in full view, read as nothing), W23's walk missed. W23's sides
+    # run across the START from side to side; a top card shows at most its own print's lines.
+    from vision.detect import TOP_CROSSED, _crossed
+
+    boundary = np.zeros((200, 300), np.float32)
+    centre = np.array([150.0, 100.0])
+    rot = cv2.getRotationMatrix2D((0.0, 0.0), angle, 1.0)[:, :2]
+    quad = np.array([[-45.0, -30.0], [45.0, -30.0], [45.0, 30.0], [-45.0, 30.0]]) @ rot.T + centre
+    cv2.polylines(boundary, [np.round(quad).astype(np.int32)], True, 1.0, 1)  # its own outline
+    clean = _crossed(CardMaps(np.zeros_like(boundary), boundary.copy(), 1.0), quad)
+    # a line printed inside, short of the sides, is no card's edge
+    short = boundary.copy()
+    a, b = np.array([-20.0, 5.0]) @ rot.T + centre, np.array([20.0, 5.0]) @ rot.T + centre
+    cv2.line(short, tuple(np.round(a).astype(int)), tuple(np.round(b).astype(int)), 1.0, 2)
+    printed = _crossed(CardMaps(np.zeros_like(boundary), short, 1.0), quad)
+    # another card's side running across it
+    crossing = boundary.copy()
+    a, b = np.array([10.0, -60.0]) @ rot.T + centre, np.array([10.0, 60.0]) @ rot.T + centre
+    cv2.line(crossing, tuple(np.round(a).astype(int)), tuple(np.round(b).astype(int)), 1.0, 2)
+    crossed = _crossed(CardMaps(np.zeros_like(boundary), crossing, 1.0), quad)
+    assert clean < TOP_CROSSED and printed < TOP_CROSSED <= crossed
