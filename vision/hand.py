@@ -1335,8 +1335,8 @@ FRAME_BLUR = 2
 
 def _frame_mask(crop: np.ndarray, hidden: np.ndarray, narrow: bool = False) -> np.ndarray:
     """The card's border on a covered card's crop: :data:`FRAME_MM` along the top, bottom and left
-    side; ``narrow``: on the left side only in past the last column with hardly any paper colour
-    in it (at most :data:`FRAME_MM`)."""
+    side; ``narrow``: on each of them only in past the last column (row) with hardly any paper
+    colour in it (at most :data:`FRAME_MM`)."""
     most = int(round(FRAME_MM / CARD_W_MM * READ_W))
     frame = np.zeros(hidden.shape, bool)
     frame[:most], frame[-most:], frame[:, :most] = True, True, True
@@ -1387,13 +1387,14 @@ def _read_piece(crop: np.ndarray, hidden: np.ndarray | None, shown_mm: float, co
     if not narrow and reading.value is not None:
         # the border painted at its full width may have cut into the index of a crop placed a
         # little off the card (film 124: W22's first 2, cut at the left, read 12 at 0.86)
-        other = read_card(_painted(crop, hidden, True), deck)
+        narrow_painted = _painted(crop, hidden, True)
+        other = read_card(narrow_painted, deck)
         if other.value is not None and other.value != reading.value:
             # (unless the strip's blisters fit one of the two readings only: fresh film 175's
             # W38, its 3 cut by the full border into a 1, 18 beside 38 from the narrow one)
-            fits = [r for r, rival in ((reading, other), (other, reading)) if r.kind is CardKind.WALK
-                    and _rivals_ruled_out(crop, hidden, r.value, {rival.value}, config, mirror)]
-            reading = fits[0] if len(fits) == 1 else _value_dropped(reading, deck)
+            fits = [(r, p) for r, rival, p in ((reading, other, painted), (other, reading, narrow_painted))
+                    if r.kind is CardKind.WALK and _rivals_ruled_out(crop, hidden, r.value, {rival.value}, config, mirror)]
+            reading, painted = fits[0] if len(fits) == 1 else (_value_dropped(reading, deck), painted)
     if reading.kind is CardKind.WALK and reading.value is not None and not reading.flipped:
         rivals: set[int] = set()
         if reading.value < 10 and _ink_cut_beside(painted, hidden):
