@@ -239,3 +239,22 @@ def test_a_frame_line_at_the_crops_side_beside_an_index_is_no_digit(card_id: str
     reading = read_card(_crop(face, 0, 91, 0, 59), DECK)
     assert reading.kind is CardKind.WALK and reading.value == int(card_id[1:])
     assert reading.field_confidences.value >= ACCEPT
+
+
+@pytest.mark.parametrize("top_cx, bottom_cx, refused", [(0.13, 0.13, True), (0.36, 0.35, True), (0.13, 0.36, False)])
+def test_the_same_lone_digit_off_centre_on_one_side_at_both_ends_is_refused(top_cx: float, bottom_cx: float,
+                                                                            refused: bool) -> None:
+    # Fresh still set 1101800's W13, blurred: the 3 failed the glyph tests at both ends, each 1 stood
+    # alone at 0.13 of the width (a first digit's place) and the two agreeing read it as W1 at 0.55.
+    # Both ends' lone digits off centre on one side are one digit of a two-digit number at both;
+    # on opposite sides they are a one-digit number in a crop placed off the card.
+    from dataclasses import replace
+
+    from vision.read.reader import Blob, _vote_corner
+
+    def end(cx: float):
+        x = int(cx * READ_W)
+        return replace(_end_reading(1, doubtful=True), corner_line=(Blob(1, x - 8, 20, x + 8, 66, 500),))
+
+    vote, _ = _vote_corner(end(top_cx), end(bottom_cx))
+    assert (vote is None) is refused

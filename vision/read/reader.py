@@ -1232,10 +1232,22 @@ def _read_date(a: _Analysis, year_line: tuple[Blob, ...], turned: bool, year: in
 # Putting it together
 
 
+def _same_side(top: _EndFindings, bottom: _EndFindings) -> bool:
+    """Whether both ends' lone corner digits lie off their box's centre on the same side (each in
+    its own end's frame): where one digit of a two-digit number stands at both ends. A crop
+    placed off the card moves the two ends' digits to opposite sides."""
+    sides = [np.sign(e.corner_line[0].cx - (LONE_CX[0] + LONE_CX[1]) / 2 * READ_W) for e in (top, bottom) if e.corner_line]
+    return len(sides) == 2 and sides[0] == sides[1] != 0
+
+
 def _vote_corner(top: _EndFindings, bottom: _EndFindings) -> tuple[ValueVote | None, float]:
     """Combine the corner indices read at both ends (they print the same number); a doubtful
     lone digit counts only when the other end reads the same."""
     if top.corner is not None and bottom.corner is not None and top.corner.value == bottom.corner.value:
+        if top.corner_doubtful and bottom.corner_doubtful and _same_side(top, bottom):
+            # the same digit of a two-digit number lost at both ends (blur thins both alike:
+            # fresh set 1101800's W13 read 1 at 0.55, both 1s at 0.13 of the width)
+            return None, 0.0
         votes = [top.corner, bottom.corner]
     else:
         votes = [e.corner for e in (top, bottom) if e.corner is not None and not e.corner_doubtful]
