@@ -2302,7 +2302,7 @@ def _card_quads(lines: np.ndarray, low: float, high: float) -> tuple[np.ndarray,
 TOP_CROSSED = 0.9
 """Share of a quad's inner length along which a card outline must run straight across it, side to
 side, for a card to lie on it (:func:`_crossed`): fresh film 183's START under W23 1.0, film 175's
-W11 on the white pile 0.42-0.62."""
+W11 on the white pile 0.63."""
 CROSS_GRID = (24, 36)
 """Cells across and along a quad in which :func:`_crossed` looks (a map pixel or so each)."""
 CROSS_MARGIN = 0.15

@@ -1235,7 +1235,9 @@ def _read_date(a: _Analysis, year_line: tuple[Blob, ...], turned: bool, year: in
 def _same_side(top: _EndFindings, bottom: _EndFindings) -> bool:
     """Whether both ends' lone corner digits lie off their box's centre on the same side (each in
     its own end's frame): where one digit of a two-digit number stands at both ends. A crop
-    placed off the card moves the two ends' digits to opposite sides."""
+    shifted off the card moves the two ends' digits to opposite sides (one too large or too small
+    for the card would move them to the same side: no one-digit card of the tuning sets was
+    refused so)."""
     sides = [np.sign(e.corner_line[0].cx - (LONE_CX[0] + LONE_CX[1]) / 2 * READ_W) for e in (top, bottom) if e.corner_line]
     return len(sides) == 2 and sides[0] == sides[1] != 0
 
