@@ -333,3 +333,21 @@ def test_a_year_whose_last_digit_is_cut_by_the_crops_side_is_not_read(monkeypatc
     assert read_card(card, deck).date.year == 1848  # type: ignore[union-attr]
     monkeypatch.setattr(reader, "YEAR_SLIVER", 0.0)
     assert read_card(short, deck).date.year == 1841  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("kind, count, kept", [
+    (CardKind.FINISH, 5, False), (CardKind.FINISH, 2, True), (CardKind.GLADIOLA, 0, False),
+    (CardKind.GLADIOLA, 5, True), (CardKind.WALK, 6, False), (CardKind.START, 1, False)])
+def test_a_blister_count_no_card_of_its_kind_carries_is_left_open(kind, count, kept):
+    # Fresh still set 1101600: F1 and F3 counted 5 (the chequered banner's squares taken for
+    # plasters), where the rules give every FINISH 0-2. A count outside the kind's range in the
+    # deck is left open; without limits (a deck of any game) it stands.
+    from vision.read.reader import _abstain_low, _blisters_in_limits
+    from vision.read.types import CardReading, Deck, Face
+    from vision.types import FieldConfidences
+
+    reading = CardReading(kind=kind, face=Face.FRONT, blisters=count, confidence=0.9,
+                          field_confidences=FieldConfidences(kind=0.9, blisters=0.9))
+    out = _abstain_low(_blisters_in_limits(reading, Deck.for_game("gladiola")))
+    assert (out.blisters == count) is kept and out.kind is kind
+    assert _abstain_low(_blisters_in_limits(reading, Deck())).blisters == count

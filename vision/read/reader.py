@@ -1513,9 +1513,19 @@ def read_card(card: np.ndarray, deck: Deck = Deck()) -> CardReading:
         rivals = [r for r in candidates if r.kind is not best.kind and r.field_confidences.kind > 0.3]
         if rivals:
             best = _with_confidence(best, 0.5 * best.confidence)
-        return _abstain_low(best)
+        return _abstain_low(_blisters_in_limits(best, deck))
     index_seen = top.index_seen or bottom.index_seen
-    return _abstain_low(_colour_kind(a, colours, deck, nblisters, bconf, by, index_seen))
+    return _abstain_low(_blisters_in_limits(_colour_kind(a, colours, deck, nblisters, bconf, by, index_seen), deck))
+
+
+def _blisters_in_limits(r: CardReading, deck: Deck) -> CardReading:
+    """``r`` with its blister count left open when no card of its kind in ``deck`` carries that many
+    (``Deck.blister_limits``: a FINISH's chequered banner counted as five plasters on fresh set
+    1101600's F1 and F3, cards of the kind carrying at most two)."""
+    for kind, low, high in deck.blister_limits:
+        if r.kind is kind and r.blisters is not None and not low <= r.blisters <= high:
+            return replace(r, field_confidences=replace(r.field_confidences, blisters=0.0))
+    return r
 
 
 BLOSSOM_OFF_MIDDLE = 0.215

@@ -32,7 +32,9 @@ class Deck:
 
     ``kinds``: the kinds the reader may report (others are never guessed);
     ``walk_values``: km values of walk cards; ``finish_value``/``start_value``: of FINISH and START;
-    ``years``: inclusive range of Valais years; ``income_counts``: inclusive range of each income half.
+    ``years``: inclusive range of Valais years; ``income_counts``: inclusive range of each income half;
+    ``blister_limits``: per kind, the fewest and most blisters its cards carry (a count outside is
+    never reported; kinds not listed are limited by ``max_blisters`` only).
     """
 
     kinds: frozenset[CardKind] = frozenset(CardKind)
@@ -42,6 +44,7 @@ class Deck:
     years: tuple[int, int] = (1815, 2015)
     income_counts: tuple[int, int] = (0, 9)
     max_blisters: int = 9
+    blister_limits: tuple[tuple[CardKind, int, int], ...] = ()
 
     @classmethod
     def for_game(cls, game: str | None) -> Deck:
@@ -55,7 +58,10 @@ class Deck:
         }.get(game)
         if kinds is None:
             raise ValueError(f"expected a game in ['appia', 'gladiola', 'valais'] or None, got {game!r}")
-        return cls(kinds=frozenset(kinds | {CardKind.UNKNOWN}))
+        # the rules' components table: walk cards 0-5 blisters, FINISH 0-2, gladiolas 1-5, START 0
+        limits = ((CardKind.WALK, 0, 5), (CardKind.FINISH, 0, 2), (CardKind.GLADIOLA, 1, 5),
+                  (CardKind.START, 0, 0)) if game == "gladiola" else ()
+        return cls(kinds=frozenset(kinds | {CardKind.UNKNOWN}), blister_limits=limits)
 
 
 @dataclass(frozen=True)
