@@ -729,3 +729,30 @@ def test_a_card_laid_over_another_rests_where_it_is_seen_once_it_is_read():
         got.extend((i, e) for e in tracker.update(i / FPS, result, hand=hand))
     late = [(i, e.card.reading.blisters) for i, e in settled(got) if i >= busy_from]
     assert late == [(calm_from + SETTLE_FRAMES, 2)]
+
+
+@pytest.mark.parametrize("hidden", [True, False])
+def test_a_card_below_outlined_anew_after_the_top_card_rests_does_not_make_a_hand(hidden):
+    # Fresh film 182: W09 laid on the START card; three frames after W09 came to rest the START
+    # card's visible sliver was outlined again somewhere else (partly hidden, never read). That
+    # counted as a card on the move, the table was busy, and W09's verdict came 0.8 s after it
+    # rested. An unread, partly hidden outline lying under a card seen in the same frame is a card
+    # below outlined now more, now less; an outline seen whole there is still a card on the move.
+    film = Film()
+    shown = [0]
+
+    def below() -> tuple:
+        k = shown[0]
+        shown[0] += 1
+        if k < 10:
+            return (_unread(card_quad(W17.x - 10, W17.y + 20), hidden),)
+        if k == 13:
+            return (_unread(card_quad(W17.x + 25, W17.y + 30), hidden),)
+        return ()
+
+    film.still([W30], 20)
+    frames_17, last_moving = _w17_laid_beside(film, below)
+    on_time = last_moving + 2 + SETTLE_FRAMES
+    assert (frames_17 == [on_time]) is hidden
+    if not hidden:
+        assert frames_17 and frames_17[0] > on_time
