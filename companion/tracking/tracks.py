@@ -94,7 +94,7 @@ take a corner a few pixels off), not a move: it neither restarts the card's sett
 counts towards a hand over the table. A card turned or pushed moves further."""
 JITTER_REACH_NAMED = 0.15
 """The same for an outline read as the very walk card the track holds (its km value is printed on
-one card of the deck only): the top card of the walk pile is outlined now alone, now with a
+one card of the deck only), or as the FINISH it holds: the top card of the walk pile is outlined now alone, now with a
 piece of the card below, now askew, and its centre jumps up to an eighth of a card (film 135:
 W32 on W27 outlined five ways, its verdict 2.2 s after it rested). Another card laid there
 reads otherwise; a card pushed further than this still moves."""
@@ -614,7 +614,10 @@ class CardTracker:
         if not _same_card(track.reading, obs):
             return _coming(track, obs) and self._near(track.anchor, obs.quad)
         unread = obs.kind is CardKind.UNKNOWN
-        named = obs.kind is CardKind.WALK and obs.value is not None
+        # (a FINISH ends the day, so no FINISH is laid on another: one read again where a FINISH
+        # rests is that card; fresh film 185's F6, outlined 14 px shorter five frames after it
+        # rested, its verdict 11 frames after rest)
+        named = (obs.kind is CardKind.WALK and obs.value is not None) or obs.kind is CardKind.FINISH
         if named:
             return (self._near(track.anchor, obs.quad, JITTER_REACH_NAMED, JITTER_CORNERS_NAMED)
                     or _takes_in(obs.quad, track.anchor, TAKES_IN_GROWTH_NAMED))

@@ -756,3 +756,30 @@ def test_a_card_below_outlined_anew_after_the_top_card_rests_does_not_make_a_han
     assert (frames_17 == [on_time]) is hidden
     if not hidden:
         assert frames_17 and frames_17[0] > on_time
+
+
+# Fresh film 185, frames 175-183: F6 laid on the walk pile, last outlined under the hand skewed (C),
+# then at rest (A), then 14 px shorter at its top from frame 182 on (B).
+_F6_C = [(558, 252), (648, 240), (660, 379), (571, 360)]
+_F6_A = [(557, 244), (641, 243), (654, 376), (573, 384)]
+_F6_B = [(559, 257), (641, 249), (654, 370), (573, 379)]
+
+
+@pytest.mark.parametrize("kind, rests_once", [(CardKind.FINISH, True), (CardKind.GLADIOLA, False)])
+def test_a_finish_outlined_anew_a_little_shorter_rests_once_laid(kind, rests_once):
+    # No FINISH is laid on another (a FINISH ends the day): one read again where a FINISH rests is
+    # that card, as a walk card read with its own value is (F6's verdict came 11 frames after it
+    # rested). Another card read there (a gladiola, say) so outlined still counts as a move.
+    film = Film(seed=3)
+    landed = 3
+    for corners, n in ((_F6_C, landed), (_F6_A, 6), (_F6_B, 12)):
+        quad = Quad(tuple((float(x), float(y)) for x, y in corners))  # type: ignore[arg-type]
+        for _ in range(n):
+            film.frame([CardObservation(quad=quad, kind=kind, value=50 if kind is CardKind.FINISH else None,
+                                        blisters=2, confidence=0.9)])
+    tracker = CardTracker()
+    events = [(i, e) for i, result in enumerate(film.results())
+              for e in tracker.update(i / FPS, result, hand=True if i < landed else None)]
+    times = [i for i, _ in settled(events)]
+    assert len(times) == 1
+    assert (times[0] <= landed + SETTLE_FRAMES + 1) is rests_once
