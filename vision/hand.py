@@ -630,8 +630,10 @@ def _plaster_band(crop: np.ndarray, hidden: np.ndarray, kind: CardKind, flipped:
     win = int(round(BLISTER_H_MM * ppy))
     # a FINISH's band may lie up to a band's height past the searched rows, away from its banner
     # (see below)
-    pad0, pad1 = (min(y0, win), 0) if kind is CardKind.FINISH and flipped else (0, 0)
-    if kind is CardKind.FINISH and not flipped:
+    pad0 = pad1 = 0
+    if kind is CardKind.FINISH and flipped:
+        pad0 = min(y0, win)
+    elif kind is CardKind.FINISH:
         pad1 = max(0, min(len(crop) - y1, win))
     x0 = int(round(FRAME_MM * ppx))
     x1 = _open_until(hidden[y0:y1])
@@ -918,7 +920,7 @@ def _gladiola_from_row_start(crop: np.ndarray, hidden: np.ndarray, flipped: bool
         return None
     at = found[0]
     for n in range(1, MAX_ROW + 1):
-        if abs(at + (n * BLISTER_MM + (n - 1) * BLISTER_GAP_MM) / 2) <= ROW_START_SLACK_MM:
+        if abs(at + _half_row_mm(n)) <= ROW_START_SLACK_MM:
             return n, FINISH_ROW_CONF
     return None
 
@@ -1110,7 +1112,7 @@ def _blisters_at_most(crop: np.ndarray, hidden: np.ndarray) -> int | None:
             or int((band.profile > FAINT_OFF).sum()) >= LEFT_OFF_COLUMNS):
         return None
     for n in range(1, MAX_ROW + 1):
-        start = CARD_W_MM / 2 - (n * BLISTER_MM + (n - 1) * BLISTER_GAP_MM) / 2
+        start = CARD_W_MM / 2 - _half_row_mm(n)
         if band.x1 / ppx - start >= ROW_SHOW_MM:
             return n - 1
     return None
@@ -1120,7 +1122,13 @@ ROW_SHOW_MM = 2.6
 """How much of a row's first plaster must lie before the next card for a clean strip to rule the
 row out (as :data:`CLEAN_OUTLINE_REACH_MM` for a single one)."""
 MAX_ROW = 6
-"""Most blisters a card of the decks carries."""
+"""Longest row looked for (the rules give no card more than five blisters)."""
+
+
+def _half_row_mm(n: int) -> float:
+    """Half the printed length (mm) of a centred row of ``n`` plasters: how far left of the card's
+    centre line its first plaster starts."""
+    return (n * BLISTER_MM + (n - 1) * BLISTER_GAP_MM) / 2
 
 
 def _rivals_ruled_out(crop: np.ndarray, hidden: np.ndarray, value: int, rivals: set[int],
