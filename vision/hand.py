@@ -1483,6 +1483,13 @@ def _read_piece(crop: np.ndarray, hidden: np.ndarray | None, shown_mm: float, co
                        orientation_confidence=reading.orientation_confidence, source=reading.source)
 
 
+def read_covered(crop: np.ndarray, hidden: np.ndarray, shown_mm: float, config: HandConfig = HandConfig()) -> CardReading:
+    """Read a covered card's portrait crop whose seen strip runs along its left side (its corner
+    index in the strip's top-left corner, either way up); ``hidden`` marks the crop pixels under
+    the cards on it, ``shown_mm`` how much of its width is in view (see :mod:`vision.fan`)."""
+    return _read_piece(crop, hidden, shown_mm, config)
+
+
 def _hidden_mask(corners: np.ndarray, covers: list[tuple[tuple[float, float], tuple[float, float] | None]],
                  mid: float, margin: float) -> np.ndarray:
     """Crop pixels (reading size) that lie, in the strip, under a later card: right of its left
@@ -1842,4 +1849,4 @@ def read_hands(image: np.ndarray, config: HandConfig = HandConfig()) -> tuple[Sh
     return tuple(hands)
 
 
-__all__ = ["HandCard", "HandConfig", "HandInputError", "ShownHand", "read_hands"]
+__all__ = ["HandCard", "HandConfig", "HandInputError", "ShownHand", "read_covered", "read_hands"]

@@ -27,6 +27,7 @@ import numpy as np
 
 from vision.detect import TYPICAL_MAX_ASPECT, DetectConfig, detect_cards
 from vision.errors import InvalidImageError
+from vision.fan import FanCard, find_fans, overlap_share, quad_iou, read_fan_card
 from vision.read.ocr import read_date_lines, read_digits
 from vision.read.reader import (ACCEPT, BLISTER_H_MM, BLISTER_ROW_MM, CARD_H_MM, CARD_W_MM, READ_H, READ_W, analyse,
                                 count_blisters, read_card)
@@ -74,7 +75,11 @@ class PipelineConfig:
     ``read_hidden``: also read cards the detector flags as partly hidden (the top card of a pile
     whose outline merged with the cards below, a card under a corner of another); their blister
     count is dropped (a hidden part may hold blisters, and the outline may take in another
-    card's), and the observation keeps ``visible=False``.
+    card's), and the observation keeps ``visible=False``;
+    ``fans``: for a deck with walk cards, also look under each card read surely in full view for
+    the covered cards of a spread hand (see :mod:`vision.fan`; about 0.2 s a card in full view,
+    so for still photos, not for every frame of a film); each found replaces a partly hidden
+    detection in its place and is reported with ``visible=False``.
     """
 
     detect: DetectConfig = field(default_factory=DetectConfig)
@@ -93,6 +98,7 @@ class PipelineConfig:
     keep_images: bool = False
     known_cards: Callable[[np.ndarray, np.ndarray | None], CardReading | None] | None = None
     read_hidden: bool = True
+    fans: bool = False
 
 
 @dataclass(frozen=True)
@@ -215,7 +221,40 @@ class CardReader:
         if not isinstance(image, np.ndarray) or image.ndim not in (2, 3) or image.size == 0:
             raise InvalidImageError(f"expected a non-empty image array, got {getattr(image, 'shape', type(image))}")
         self._frame += 1
-        return self.read_detections(image, self._detect(image))
+        result = self.read_detections(image, self._detect(image))
+        if self.config.fans and CardKind.WALK in self.config.deck.kinds and image.ndim == 3:
+            result = self._with_fans(image, result)
+        return result
+
+    def _with_fans(self, image: np.ndarray, result: FrameResult) -> FrameResult:
+        """``result`` with the covered cards of spread hands under its cards read surely in full
+        view (see :mod:`vision.fan`): a card found so where the detector saw a card in full view
+        or a partly hidden one read as a card is left out, and a partly hidden detection read as
+        nothing gives way to a card found in its place."""
+        # (a partly hidden detection read as a card stands as well)
+        seen = [o for o in result.observations if o.visible or o.kind is not CardKind.UNKNOWN]
+        tops = [o.quad for o in seen if o.visible and o.kind is not CardKind.UNKNOWN]
+        cards: list[FanCard] = []
+        for card in sorted(find_fans(image, tops), key=lambda c: -c.score):
+            quad = card.quad.as_array()
+            # (a card lies under the cards on it only: one lying on another card in full view is
+            # that card's outline seen amiss, a whole card beside the hand, say)
+            lying_on = [o for o in seen if o.visible and not any(quad_iou(o.quad.as_array(), c.as_array()) >= FAN_SAME
+                                                                 for c in card.covers)]
+            if all(quad_iou(quad, o.quad.as_array()) < FAN_SAME for o in seen) and all(
+                    quad_iou(quad, c.quad.as_array()) < FAN_SAME for c in cards) and all(
+                    overlap_share(quad, o.quad.as_array()) < FAN_ON_OTHER for o in lying_on):
+                cards.append(card)
+        if not cards:
+            return result
+        kept = [o for o in result.observations
+                if o.visible or all(quad_iou(o.quad.as_array(), c.quad.as_array()) < FAN_SAME for c in cards)]
+        for card in cards:
+            reading = read_fan_card(image, card, self.config.deck)
+            self.reads += 1
+            corners = np.roll(card.quad.as_array(), -2 if reading.flipped else 0, axis=0)
+            kept.append(reading.observation(Quad.from_array(corners), visible=False))
+        return FrameResult(result.width, result.height, tuple(kept))
 
     def _detect(self, image: np.ndarray) -> list[Detection]:
         """Detections of ``image``, reused from the last frame when nothing visibly changed."""
@@ -430,6 +469,12 @@ class CardReader:
                 readings[k] = reading
 
 
+FAN_SAME = 0.5
+"""Least overlap (intersection over union) of two outlines for them to be one card (see
+:meth:`CardReader._with_fans`)."""
+FAN_ON_OTHER = 0.2
+"""Largest share of a covered card found under a hand's card that may lie on another card in full
+view (see :meth:`CardReader._with_fans`)."""
 AMBIGUOUS_ASPECT = 1.4
 """Below this apparent long/short side ratio a card's quad may have been ordered 90 degrees off."""
 CARD_MM: dict[bool, tuple[float, float]] = {True: (56.0, 87.0), False: (59.0, 91.0)}

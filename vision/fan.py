@@ -1,0 +1,369 @@
+"""The covered cards of a spread hand, found from a card in full view.
+
+Cards held or laid as a hand are spread along their width: each lies a little beyond the one
+before and under it, turned a few degrees, so that every covered card shows a strip along one of
+its long sides. All of them lie on the table plane and have one size, so the card in full view
+fixes where everything is: its four corners and the card's printed size (59 x 91 mm) give the
+homography from table millimetres to the image. In those millimetres each next card is a
+59 x 91 mm rectangle whose pose (shift along and across the card before, turn) is searched on a
+grid: the pose whose outline, where no card before covers it (its far long side whole, its two
+short sides from there to the card on it), lies on image edges all along is the next card; the
+network's card classes must cover its strip. The search goes on card after card until no pose
+shows an outline, in both directions from the card in full view.
+
+Each covered card is then warped to a portrait crop with its strip on the left (its corner index
+in the strip's top-left corner whichever way up it lies, as in a shown row of
+:mod:`vision.hand`), the part under the cards on it marked hidden, and read as a covered card of a
+shown row is.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.hand import HandConfig, read_covered
+from vision.read.reader import CARD_H_MM, CARD_W_MM, READ_H, READ_W
+from vision.read.types import CardReading, Deck
+from vision.segment import CardMaps, load_segmenter
+from vision.types import Quad
+
+HALF_W, HALF_H = CARD_W_MM / 2, CARD_H_MM / 2
+
+
+@dataclass(frozen=True)
+class FanConfig:
+    """Tunables of :func:`find_fans`.
+
+    ``shift_mm``: least and most distance (mm, along the card's width) of a card's centre from the
+    centre of the card on it (its strip's width); ``slide_mm``: most distance along the card's
+    height; ``turn_deg``: most turn against the card on it; ``grid``: the coarse search's steps
+    (shift mm, slide mm, turn degrees), refined twice to a quarter; ``sample_mm``: spacing of the
+    outline samples; ``corner_mm``: the rounded corner left out at each end of a side;
+    ``least_side``/``least_ends``: least edge evidence (0-1, against the card in full view's own
+    outline) along the far side and along the seen parts of the short sides; ``least_end_mm``:
+    least seen length of each short side; ``least_cardish``: least mean of the network's card
+    classes over the strip; ``most_cards``: longest chain each way.
+    """
+
+    shift_mm: tuple[float, float] = (10.0, 53.0)
+    slide_mm: float = 12.0
+    turn_deg: float = 16.0
+    grid: tuple[float, float, float] = (3.0, 3.0, 2.0)
+    sample_mm: float = 2.0
+    corner_mm: float = 4.0
+    least_side: float = 0.55
+    least_ends: float = 0.45
+    least_end_mm: float = 8.0
+    least_cardish: float = 0.6
+    most_cards: int = 12
+
+
+@dataclass(frozen=True)
+class FanCard:
+    """A covered card of a spread hand.
+
+    ``quad``: the whole card's outline in image pixels, its seen strip's upper corner first, then
+    clockwise (the strip is the crop's left side); ``covers``: the outlines of the cards lying on
+    it (image pixels, card order); ``shown_mm``: how much of its width is in view; ``score``:
+    the edge evidence of its seen outline (0-1).
+    """
+
+    quad: Quad
+    covers: tuple[Quad, ...]
+    shown_mm: float
+    score: float
+
+
+@dataclass(frozen=True)
+class _Pose:
+    """A card's rectangle on the table: centre (mm) and turn (radians) in the frame of the card in
+    full view (x along its width, y down along its height)."""
+
+    x: float
+    y: float
+    turn: float
+
+    def corners(self) -> np.ndarray:
+        """The rectangle's corners (top-left, top-right, bottom-right, bottom-left in its own frame)."""
+        local = np.array([[-HALF_W, -HALF_H], [HALF_W, -HALF_H], [HALF_W, HALF_H], [-HALF_W, HALF_H]])
+        return local @ _rotation(self.turn).T + (self.x, self.y)
+
+
+def _rotation(turn: float) -> np.ndarray:
+    c, s = math.cos(turn), math.sin(turn)
+    return np.array([[c, -s], [s, c]])
+
+
+def _plane(quad: Quad) -> np.ndarray:
+    """Homography from the card-centred millimetres of ``quad``'s card to image pixels."""
+    src = np.float32([[-HALF_W, -HALF_H], [HALF_W, -HALF_H], [HALF_W, HALF_H], [-HALF_W, HALF_H]])
+    dst = Quad.card_order(quad.as_array()).as_array().astype(np.float32)
+    return cv2.getPerspectiveTransform(src, dst)
+
+
+def _to_image(h: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """Points (..., 2) in table millimetres mapped to image pixels (NaN behind the camera)."""
+    flat = pts.reshape(-1, 2)
+    w = flat @ h[2, :2] + h[2, 2]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        x = (flat @ h[0, :2] + h[0, 2]) / w
+        y = (flat @ h[1, :2] + h[1, 2]) / w
+    out = np.stack([x, y], axis=-1)
+    out[w <= 1e-6] = np.nan
+    return out.reshape(pts.shape)
+
+
+def _sample(img: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """Bilinear samples of a float32 image at points (..., 2); 0 outside it."""
+    flat = pts.reshape(-1, 2).astype(np.float32)
+    bad = ~np.isfinite(flat).all(axis=1)
+    flat[bad] = -1e4
+    n = len(flat)
+    cols = 1024  # (remap takes maps under 32767 pixels a side)
+    rows = -(-n // cols)
+    padded = np.full((rows * cols, 2), -1e4, np.float32)
+    padded[:n] = flat
+    got = cv2.remap(img, padded[:, 0].reshape(rows, cols), padded[:, 1].reshape(rows, cols), cv2.INTER_LINEAR,
+                    borderMode=cv2.BORDER_CONSTANT, borderValue=0.0)
+    return got.reshape(-1)[:n].reshape(pts.shape[:-1])
+
+
+@dataclass(frozen=True, eq=False)
+class _Scene:
+    """What every pose is judged on: image gradients, the network's card map and the plane."""
+
+    gx: np.ndarray
+    gy: np.ndarray
+    cardish: np.ndarray | None
+    map_factor: float
+    plane: np.ndarray
+    ref: float
+
+
+def _outline_points(config: FanConfig, side: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sample points (card-centred mm) of a card's outline seen past the cards on it when they
+    lie on its ``-side`` side: its far long side (x = side * 29.5) and both short sides from
+    there across; their outward normals; and which part each is (0 far side, 1 top, 2 bottom)."""
+    step, corner = config.sample_mm, config.corner_mm
+    ys = np.arange(-HALF_H + corner, HALF_H - corner + 1e-6, step)
+    xs = side * np.arange(HALF_W - corner, -HALF_W + corner - 1e-6, -step)
+    far = np.column_stack([np.full_like(ys, side * HALF_W), ys])
+    top = np.column_stack([xs, np.full_like(xs, -HALF_H)])
+    bottom = np.column_stack([xs, np.full_like(xs, HALF_H)])
+    pts = np.vstack([far, top, bottom])
+    normals = np.vstack([np.tile([side, 0.0], (len(far), 1)), np.tile([0.0, -1.0], (len(top), 1)),
+                         np.tile([0.0, 1.0], (len(bottom), 1))])
+    part = np.concatenate([np.zeros(len(far), int), np.ones(len(top), int), np.full(len(bottom), 2)])
+    return pts, normals, part
+
+
+def _inside_any(pts: np.ndarray, covers: Sequence[_Pose], grow: float = 0.0) -> np.ndarray:
+    """Which points (..., 2) lie inside any of the rectangles ``covers`` grown by ``grow`` mm."""
+    inside = np.zeros(pts.shape[:-1], bool)
+    for pose in covers:
+        local = (pts - (pose.x, pose.y)) @ _rotation(pose.turn)
+        inside |= (np.abs(local[..., 0]) < HALF_W + grow) & (np.abs(local[..., 1]) < HALF_H + grow)
+    return inside
+
+
+def _scores(scene: _Scene, poses: np.ndarray, covers: Sequence[_Pose], side: int,
+            config: FanConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Edge evidence of the seen outline of each pose (rows of x, y, turn): along the far side,
+    along the short sides' seen parts, and the seen length of the shorter of those (mm)."""
+    local, normals, part = _outline_points(config, side)
+    cos, sin = np.cos(poses[:, 2]), np.sin(poses[:, 2])
+    rot = np.stack([np.stack([cos, -sin], -1), np.stack([sin, cos], -1)], -2)  # (P, 2, 2)
+    pts = np.einsum("pij,mj->pmi", rot, local) + poses[:, None, :2]
+    nrm = np.einsum("pij,mj->pmi", rot, normals)
+    seen = ~_inside_any(pts, covers, grow=0.5)
+    a = _to_image(scene.plane, pts - 0.6 * nrm)
+    b = _to_image(scene.plane, pts + 0.6 * nrm)
+    mid = (a + b) / 2
+    d = b - a
+    length = np.linalg.norm(d, axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        n_img = d / length[..., None]
+    g = np.abs(_sample(scene.gx, mid) * n_img[..., 0] + _sample(scene.gy, mid) * n_img[..., 1])
+    ev = np.nan_to_num(np.minimum(1.0, g / scene.ref))
+    far = part == 0
+    far_ev = np.where(seen[:, far].all(axis=1), ev[:, far].mean(axis=1), 0.0)
+    ends_ev = np.zeros(len(poses))
+    least = np.full(len(poses), np.inf)
+    for k in (1, 2):
+        mask = seen & (part == k)[None, :]
+        n = mask.sum(axis=1)
+        ends_ev += np.where(n > 0, (ev * mask).sum(axis=1) / np.maximum(n, 1), 0.0) / 2
+        least = np.minimum(least, n * config.sample_mm)
+    return far_ev, ends_ev, least
+
+
+def _strip_cardish(scene: _Scene, pose: _Pose, covers: Sequence[_Pose], side: int) -> float:
+    """Mean of the network's card classes over the seen strip of a card at ``pose``."""
+    if scene.cardish is None:
+        return 1.0
+    xs, ys = np.meshgrid(np.linspace(-HALF_W + 3, HALF_W - 3, 12), np.linspace(-HALF_H + 4, HALF_H - 4, 16))
+    local = np.stack([xs, ys], -1).reshape(-1, 2)
+    pts = local @ _rotation(pose.turn).T + (pose.x, pose.y)
+    pts = pts[~_inside_any(pts, covers, grow=1.0)]
+    if len(pts) < 8:
+        return 0.0
+    img = _to_image(scene.plane, pts)
+    return float(_sample(scene.cardish, (img + 0.5) * scene.map_factor - 0.5).mean())
+
+
+def _next_card(scene: _Scene, last: _Pose, covers: Sequence[_Pose], side: int,
+               config: FanConfig) -> tuple[_Pose, float] | None:
+    """The card lying under ``last`` on its ``side`` side, and its score, or None."""
+    lo, hi = config.shift_mm
+    steps = np.array(config.grid, float)
+    span = np.array([(hi - lo) / 2, config.slide_mm, config.turn_deg])
+    centre = np.array([(lo + hi) / 2, 0.0, 0.0])
+    best = None
+    for _ in range(3):
+        axes = [np.arange(c - s, c + s + 1e-6, st) for c, s, st in zip(centre, span, steps)]
+        grid = np.stack(np.meshgrid(*axes, indexing="ij"), -1).reshape(-1, 3)
+        grid = grid[(grid[:, 0] >= lo) & (grid[:, 0] <= hi)]
+        rot = _rotation(last.turn)
+        offsets = np.column_stack([side * grid[:, 0], grid[:, 1]]) @ rot.T
+        poses = np.column_stack([last.x + offsets[:, 0], last.y + offsets[:, 1],
+                                 last.turn + np.radians(grid[:, 2])])
+        far, ends, least = _scores(scene, poses, covers, side, config)
+        total = np.where(least >= config.least_end_mm, (far + ends) / 2, 0.0)
+        k = int(np.argmax(total))
+        best = (poses[k], far[k], ends[k], total[k])
+        centre, span, steps = grid[k], steps, steps / 4
+    assert best is not None
+    pose_arr, far_k, ends_k, total_k = best
+    if far_k < config.least_side or ends_k < config.least_ends:
+        return None
+    # the best pose at a bound of the search is no card's: the outline it lies on continues
+    # outside what a spread hand can be (a whole card beside the one on it, print across it)
+    bounds = np.array([[lo, hi], [-config.slide_mm, config.slide_mm], [-config.turn_deg, config.turn_deg]])
+    margin = np.array(config.grid) / 2
+    if ((centre <= bounds[:, 0] + margin) | (centre >= bounds[:, 1] - margin)).any():
+        return None
+    pose = _Pose(*(float(v) for v in pose_arr))
+    if _strip_cardish(scene, pose, covers, side) < config.least_cardish:
+        return None
+    return pose, float(total_k)
+
+
+def _crop_corners(pose: _Pose, side: int) -> np.ndarray:
+    """A covered card's corners (mm) in crop order: its seen strip's upper corner first, then
+    clockwise, so that the strip lies along the crop's left side."""
+    c = pose.corners()  # top-left, top-right, bottom-right, bottom-left in the card's own frame
+    # (the strip on the card's right: turned half round, the right side comes first)
+    return c[[2, 3, 0, 1]] if side > 0 else c
+
+
+def _shown_mm(pose: _Pose, side: int, covers: Sequence[_Pose]) -> float:
+    """How far (mm) the card's middle row is in view from its far side."""
+    xs = np.arange(0.0, CARD_W_MM, 0.25)
+    local = np.column_stack([side * (HALF_W - xs), np.zeros_like(xs)])
+    pts = local @ _rotation(pose.turn).T + (pose.x, pose.y)
+    hidden = _inside_any(pts, covers)
+    return float(xs[np.argmax(hidden)]) if hidden.any() else CARD_W_MM
+
+
+def _reference(scene: _Scene) -> float:
+    """The median edge strength along the card in full view's own outline."""
+    local = []
+    for side in (1, -1):
+        pts, normals, _ = _outline_points(FanConfig(), side)
+        local.append((pts, normals))
+    pts = np.vstack([p for p, _ in local])
+    normals = np.vstack([n for _, n in local])
+    a = _to_image(scene.plane, pts - 0.6 * normals)
+    b = _to_image(scene.plane, pts + 0.6 * normals)
+    d = b - a
+    n_img = d / np.linalg.norm(d, axis=-1, keepdims=True)
+    mid = (a + b) / 2
+    g = np.abs(_sample(scene.gx, mid) * n_img[:, 0] + _sample(scene.gy, mid) * n_img[:, 1])
+    return float(np.median(g))
+
+
+def _gradients(gray: np.ndarray, sigma: float) -> tuple[np.ndarray, np.ndarray]:
+    smooth = cv2.GaussianBlur(gray.astype(np.float32), (0, 0), sigma)
+    return cv2.Sobel(smooth, cv2.CV_32F, 1, 0, ksize=3) / 8.0, cv2.Sobel(smooth, cv2.CV_32F, 0, 1, ksize=3) / 8.0
+
+
+def find_fans(image: np.ndarray, tops: Sequence[Quad], config: FanConfig = FanConfig(),
+              maps: CardMaps | None = None) -> list[FanCard]:
+    """The covered cards found under each card in full view ``tops`` (image pixels), both ways."""
+    if not tops:
+        return []
+    gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    if maps is None:
+        segmenter = load_segmenter()
+        maps = segmenter.maps(image) if segmenter is not None else None
+    cardish = None if maps is None else (maps.interior + maps.boundary).astype(np.float32)
+    factor = 1.0 if maps is None else maps.factor
+    found: list[FanCard] = []
+    fields: dict[float, tuple[np.ndarray, np.ndarray]] = {}
+    for top in tops:
+        plane = _plane(top)
+        px_per_mm = float(np.mean(top.side_lengths())) / ((CARD_W_MM + CARD_H_MM) / 2)
+        sigma = round(max(1.0, 0.5 * px_per_mm), 1)
+        if sigma not in fields:
+            fields[sigma] = _gradients(gray, sigma)
+        gx, gy = fields[sigma]
+        scene = _Scene(gx, gy, cardish, factor, plane, 1.0)
+        ref = _reference(scene)
+        if ref <= 1e-3:
+            continue
+        scene = _Scene(gx, gy, cardish, factor, plane, ref)
+        for side in (1, -1):
+            chain = [_Pose(0.0, 0.0, 0.0)]
+            for _ in range(config.most_cards):
+                nxt = _next_card(scene, chain[-1], chain, side, config)
+                if nxt is None:
+                    break
+                pose, score = nxt
+                corners = _to_image(plane, _crop_corners(pose, side))
+                if not np.isfinite(corners).all():
+                    break
+                covers = tuple(Quad.card_order(_to_image(plane, c.corners())) for c in chain)
+                found.append(FanCard(Quad.from_array(corners), covers, _shown_mm(pose, side, chain), score))
+                chain.append(pose)
+    return found
+
+
+def quad_iou(a: np.ndarray, b: np.ndarray) -> float:
+    """Intersection over union of two convex quads (4 x 2 arrays, image pixels)."""
+    pa, pb = (cv2.convexHull(q.astype(np.float32)) for q in (a, b))
+    inter, _ = cv2.intersectConvexConvex(pa, pb)
+    union = cv2.contourArea(pa) + cv2.contourArea(pb) - inter
+    return float(inter / union) if union > 0 else 0.0
+
+
+def overlap_share(a: np.ndarray, b: np.ndarray) -> float:
+    """The share of convex quad ``a`` (4 x 2, image pixels) lying inside convex quad ``b``."""
+    pa, pb = (cv2.convexHull(q.astype(np.float32)) for q in (a, b))
+    inter, _ = cv2.intersectConvexConvex(pa, pb)
+    area = cv2.contourArea(pa)
+    return float(inter / area) if area > 0 else 0.0
+
+
+def read_fan_card(image: np.ndarray, card: FanCard, deck: Deck, margin_mm: float = 0.5) -> CardReading:
+    """Read a covered card of a spread hand from its strip (see :func:`vision.hand.read_covered`)."""
+    quad = card.quad.as_array().astype(np.float32)
+    dst = np.float32([[0, 0], [READ_W - 1, 0], [READ_W - 1, READ_H - 1], [0, READ_H - 1]])
+    to_crop = cv2.getPerspectiveTransform(quad, dst)
+    crop = cv2.warpPerspective(image, to_crop, (READ_W, READ_H), flags=cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_REPLICATE)
+    hidden = np.zeros((READ_H, READ_W), np.uint8)
+    grow = margin_mm * READ_W / CARD_W_MM
+    for cover in card.covers:
+        pts = cv2.perspectiveTransform(cover.as_array().reshape(-1, 1, 2).astype(np.float32), to_crop).reshape(-1, 2)
+        centre = pts.mean(axis=0)
+        out = pts + grow * (pts - centre) / np.linalg.norm(pts - centre, axis=1, keepdims=True)
+        cv2.fillConvexPoly(hidden, out.round().astype(np.int32), 1)
+    return read_covered(crop, hidden.astype(bool), card.shown_mm, HandConfig(deck=deck))
+
+
+__all__ = ["FanCard", "FanConfig", "find_fans", "overlap_share", "quad_iou", "read_fan_card"]
