@@ -21,16 +21,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
 
-from vision.hand import HandConfig, read_covered
+from vision.hand import HandConfig, ink_before_index, read_covered
 from vision.read.reader import CARD_H_MM, CARD_W_MM, READ_H, READ_W
-from vision.read.types import CardReading, Deck
+from vision.read.types import CardReading, Deck, Face
 from vision.segment import CardMaps, load_segmenter
-from vision.types import Quad
+from vision.types import CardKind, FieldConfidences, Quad
 
 HALF_W, HALF_H = CARD_W_MM / 2, CARD_H_MM / 2
 
@@ -47,7 +47,7 @@ class FanConfig:
     ``least_side``/``least_ends``: least edge evidence (0-1, against the card in full view's own
     outline) along the far side and along the seen parts of the short sides; ``least_end_mm``:
     least seen length of each short side; ``least_cardish``: least mean of the network's card
-    classes over the strip; ``most_cards``: longest chain each way.
+    classes over the strip; ``least_outline``: least mean of its outline class along the far side; ``most_cards``: longest chain each way.
     """
 
     shift_mm: tuple[float, float] = (10.0, 53.0)
@@ -60,6 +60,7 @@ class FanConfig:
     least_ends: float = 0.45
     least_end_mm: float = 8.0
     least_cardish: float = 0.6
+    least_outline: float = 0.3
     most_cards: int = 12
 
 
@@ -70,13 +71,15 @@ class FanCard:
     ``quad``: the whole card's outline in image pixels, its seen strip's upper corner first, then
     clockwise (the strip is the crop's left side); ``covers``: the outlines of the cards lying on
     it (image pixels, card order); ``shown_mm``: how much of its width is in view; ``score``:
-    the edge evidence of its seen outline (0-1).
+    the edge evidence of its seen outline (0-1); ``seed``: the index of the card in full view
+    (of those given to :func:`find_fans`) it was found from.
     """
 
     quad: Quad
     covers: tuple[Quad, ...]
     shown_mm: float
     score: float
+    seed: int = 0
 
 
 @dataclass(frozen=True)
@@ -140,9 +143,27 @@ class _Scene:
     gx: np.ndarray
     gy: np.ndarray
     cardish: np.ndarray | None
+    boundary: np.ndarray | None
     map_factor: float
     plane: np.ndarray
     ref: float
+
+
+def _edge_strength(scene: _Scene, pts: np.ndarray, normals: np.ndarray) -> np.ndarray:
+    """The image gradient across an edge through each point (..., 2, table mm) with the given
+    normals (table mm), in gray levels a pixel."""
+    a = _to_image(scene.plane, pts - 0.6 * normals)
+    b = _to_image(scene.plane, pts + 0.6 * normals)
+    d = b - a
+    with np.errstate(divide="ignore", invalid="ignore"):
+        n_img = d / np.linalg.norm(d, axis=-1, keepdims=True)
+    mid = (a + b) / 2
+    return np.nan_to_num(np.abs(_sample(scene.gx, mid) * n_img[..., 0] + _sample(scene.gy, mid) * n_img[..., 1]))
+
+
+def _evidence(scene: _Scene, pts: np.ndarray, normals: np.ndarray) -> np.ndarray:
+    """:func:`_edge_strength` against the card in full view's outline, capped at 1."""
+    return np.minimum(1.0, _edge_strength(scene, pts, normals) / scene.ref)
 
 
 def _outline_points(config: FanConfig, side: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -181,15 +202,7 @@ def _scores(scene: _Scene, poses: np.ndarray, covers: Sequence[_Pose], side: int
     pts = np.einsum("pij,mj->pmi", rot, local) + poses[:, None, :2]
     nrm = np.einsum("pij,mj->pmi", rot, normals)
     seen = ~_inside_any(pts, covers, grow=0.5)
-    a = _to_image(scene.plane, pts - 0.6 * nrm)
-    b = _to_image(scene.plane, pts + 0.6 * nrm)
-    mid = (a + b) / 2
-    d = b - a
-    length = np.linalg.norm(d, axis=-1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        n_img = d / length[..., None]
-    g = np.abs(_sample(scene.gx, mid) * n_img[..., 0] + _sample(scene.gy, mid) * n_img[..., 1])
-    ev = np.nan_to_num(np.minimum(1.0, g / scene.ref))
+    ev = _evidence(scene, pts, nrm)
     far = part == 0
     far_ev = np.where(seen[:, far].all(axis=1), ev[:, far].mean(axis=1), 0.0)
     ends_ev = np.zeros(len(poses))
@@ -250,7 +263,28 @@ def _next_card(scene: _Scene, last: _Pose, covers: Sequence[_Pose], side: int,
     pose = _Pose(*(float(v) for v in pose_arr))
     if _strip_cardish(scene, pose, covers, side) < config.least_cardish:
         return None
+    if _far_outline(scene, pose, side, config) < config.least_outline:
+        return None
     return pose, float(total_k)
+
+
+def _far_outline(scene: _Scene, pose: _Pose, side: int, config: FanConfig) -> float:
+    """Mean of the network's outline class along the card's far side (the most within 2 mm of
+    each point across it: a pose found from a partly hidden card's outline may be that far off):
+    a card's side is an outline, a line printed across a card in full view
+    is not (tuning stills 1101800/82 and /114: the middle line of a walk card's km table and a
+    gladiola's stem, with the card's top and bottom edges, taken for a card under its neighbour:
+    0.02-0.16 there, 0.4-0.98 along the sides of the covered cards of five spread hands)."""
+    if scene.boundary is None:
+        return 1.0
+    ys = np.arange(-HALF_H + config.corner_mm, HALF_H - config.corner_mm + 1e-6, config.sample_mm)
+    rot = _rotation(pose.turn)
+    best = np.zeros(len(ys))
+    for dx in np.arange(-2.0, 2.01, 0.5):
+        local = np.column_stack([np.full_like(ys, side * (HALF_W + dx)), ys])
+        img = _to_image(scene.plane, local @ rot.T + (pose.x, pose.y))
+        best = np.maximum(best, _sample(scene.boundary, (img + 0.5) * scene.map_factor - 0.5))
+    return float(best.mean())
 
 
 def _crop_corners(pose: _Pose, side: int) -> np.ndarray:
@@ -278,13 +312,7 @@ def _reference(scene: _Scene) -> float:
         local.append((pts, normals))
     pts = np.vstack([p for p, _ in local])
     normals = np.vstack([n for _, n in local])
-    a = _to_image(scene.plane, pts - 0.6 * normals)
-    b = _to_image(scene.plane, pts + 0.6 * normals)
-    d = b - a
-    n_img = d / np.linalg.norm(d, axis=-1, keepdims=True)
-    mid = (a + b) / 2
-    g = np.abs(_sample(scene.gx, mid) * n_img[:, 0] + _sample(scene.gy, mid) * n_img[:, 1])
-    return float(np.median(g))
+    return float(np.median(_edge_strength(scene, pts, normals)))
 
 
 def _gradients(gray: np.ndarray, sigma: float) -> tuple[np.ndarray, np.ndarray]:
@@ -302,21 +330,22 @@ def find_fans(image: np.ndarray, tops: Sequence[Quad], config: FanConfig = FanCo
         segmenter = load_segmenter()
         maps = segmenter.maps(image) if segmenter is not None else None
     cardish = None if maps is None else (maps.interior + maps.boundary).astype(np.float32)
+    boundary = None if maps is None else maps.boundary.astype(np.float32)
     factor = 1.0 if maps is None else maps.factor
     found: list[FanCard] = []
     fields: dict[float, tuple[np.ndarray, np.ndarray]] = {}
-    for top in tops:
+    for seed, top in enumerate(tops):
         plane = _plane(top)
         px_per_mm = float(np.mean(top.side_lengths())) / ((CARD_W_MM + CARD_H_MM) / 2)
         sigma = round(max(1.0, 0.5 * px_per_mm), 1)
         if sigma not in fields:
             fields[sigma] = _gradients(gray, sigma)
         gx, gy = fields[sigma]
-        scene = _Scene(gx, gy, cardish, factor, plane, 1.0)
+        scene = _Scene(gx, gy, cardish, boundary, factor, plane, 1.0)
         ref = _reference(scene)
         if ref <= 1e-3:
             continue
-        scene = _Scene(gx, gy, cardish, factor, plane, ref)
+        scene = _Scene(gx, gy, cardish, boundary, factor, plane, ref)
         for side in (1, -1):
             chain = [_Pose(0.0, 0.0, 0.0)]
             for _ in range(config.most_cards):
@@ -328,7 +357,7 @@ def find_fans(image: np.ndarray, tops: Sequence[Quad], config: FanConfig = FanCo
                 if not np.isfinite(corners).all():
                     break
                 covers = tuple(Quad.card_order(_to_image(plane, c.corners())) for c in chain)
-                found.append(FanCard(Quad.from_array(corners), covers, _shown_mm(pose, side, chain), score))
+                found.append(FanCard(Quad.from_array(corners), covers, _shown_mm(pose, side, chain), score, seed))
                 chain.append(pose)
     return found
 
@@ -363,7 +392,22 @@ def read_fan_card(image: np.ndarray, card: FanCard, deck: Deck, margin_mm: float
         centre = pts.mean(axis=0)
         out = pts + grow * (pts - centre) / np.linalg.norm(pts - centre, axis=1, keepdims=True)
         cv2.fillConvexPoly(hidden, out.round().astype(np.int32), 1)
-    return read_covered(crop, hidden.astype(bool), card.shown_mm, HandConfig(deck=deck))
+    reading = read_covered(crop, hidden.astype(bool), card.shown_mm, HandConfig(deck=deck))
+    if reading.kind is CardKind.WALK and reading.value is not None and reading.value < 10:
+        # the pose of a covered card is found to a millimetre or two: a strip's crop may cut a
+        # two-digit index's first digit off at its side, and a finger may lie over it (tuning
+        # stills 1101600/106 and /70: W39 and F4's 50 read as 9 at 1.0 and 0.89, ink before the
+        # 9 on 0.13 and 0.87 of the band; 0.00-0.02 before the five one-digit indices read right)
+        ink = ink_before_index(crop, hidden.astype(bool))
+        if ink is None or ink > LONE_INK:
+            reading = replace(reading, value=None, kind=CardKind.UNKNOWN, face=Face.NONE,
+                              confidence=0.0, field_confidences=FieldConfidences())
+    return reading
+
+
+LONE_INK = 0.06
+"""Largest share of ink before a covered card's one-digit index for the value to stand (see
+:func:`read_fan_card`)."""
 
 
 __all__ = ["FanCard", "FanConfig", "find_fans", "overlap_share", "quad_iou", "read_fan_card"]

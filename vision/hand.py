@@ -1490,6 +1490,28 @@ def read_covered(crop: np.ndarray, hidden: np.ndarray, shown_mm: float, config: 
     return _read_piece(crop, hidden, shown_mm, config)
 
 
+def ink_before_index(crop: np.ndarray, hidden: np.ndarray) -> float | None:
+    """The share of off-paper pixels in the band of a covered card's first corner-index glyph from
+    one glyph width before it to the glyph (its border painted over), or None without a glyph: a
+    digit printed alone has paper before it, a digit with ink or a finger there may be the second
+    of two (see :mod:`vision.fan`)."""
+    painted = _painted(crop, hidden)
+    index = _index_glyphs(analyse(painted).glyphs)
+    if not index:
+        return None
+    first = index[0]
+    x0, x1 = max(0, first.x0 - first.w), max(0, first.x0 - 2)
+    if x1 <= x0:
+        return 0.0
+    lab = cv2.cvtColor(painted[first.y0:first.y1, x0:x1], cv2.COLOR_BGR2LAB).astype(np.float32)
+    paper = cv2.cvtColor(_paper(painted)[None, None, :], cv2.COLOR_BGR2LAB)[0, 0].astype(np.float32)
+    return float((np.sqrt(((lab - paper) ** 2).sum(axis=2)) > INK_FROM_PAPER).mean())
+
+
+INK_FROM_PAPER = 25.0
+"""Lab distance from the paper colour above which a pixel is ink (see :func:`ink_before_index`)."""
+
+
 def _hidden_mask(corners: np.ndarray, covers: list[tuple[tuple[float, float], tuple[float, float] | None]],
                  mid: float, margin: float) -> np.ndarray:
     """Crop pixels (reading size) that lie, in the strip, under a later card: right of its left
@@ -1849,4 +1871,4 @@ def read_hands(image: np.ndarray, config: HandConfig = HandConfig()) -> tuple[Sh
     return tuple(hands)
 
 
-__all__ = ["HandCard", "HandConfig", "HandInputError", "ShownHand", "read_covered", "read_hands"]
+__all__ = ["HandCard", "HandConfig", "HandInputError", "ShownHand", "ink_before_index", "read_covered", "read_hands"]

@@ -233,9 +233,11 @@ class CardReader:
         nothing gives way to a card found in its place."""
         # (a partly hidden detection read as a card stands as well)
         seen = [o for o in result.observations if o.visible or o.kind is not CardKind.UNKNOWN]
-        tops = [o.quad for o in seen if o.visible and o.kind is not CardKind.UNKNOWN]
+        # the cards read, in full view or not, as where the hands start (a partly hidden card's
+        # outline is the detector's estimate: see below)
+        seeds = [o for o in seen if o.kind is not CardKind.UNKNOWN]
         cards: list[FanCard] = []
-        for card in sorted(find_fans(image, tops), key=lambda c: -c.score):
+        for card in sorted(find_fans(image, [o.quad for o in seeds]), key=lambda c: -c.score):
             quad = card.quad.as_array()
             # (a card lies under the cards on it only: one lying on another card in full view is
             # that card's outline seen amiss, a whole card beside the hand, say)
@@ -252,6 +254,13 @@ class CardReader:
         for card in cards:
             reading = read_fan_card(image, card, self.config.deck)
             self.reads += 1
+            if not seeds[card.seed].visible and reading.blisters is not None:
+                # found from a partly hidden card's estimated outline, the card's size in the
+                # image is known roughly only: the crop may be wider or narrower than the card,
+                # and a strip's plasters counted mirrored at the crop's centre line miscounted
+                # (tuning still 1101800/87: W08's four plasters counted five at 0.81)
+                reading = replace(reading, blisters=None,
+                                  field_confidences=replace(reading.field_confidences, blisters=0.0))
             corners = np.roll(card.quad.as_array(), -2 if reading.flipped else 0, axis=0)
             kept.append(reading.observation(Quad.from_array(corners), visible=False))
         return FrameResult(result.width, result.height, tuple(kept))
