@@ -193,10 +193,14 @@ def _inside_any(pts: np.ndarray, covers: Sequence[_Pose], grow: float = 0.0) -> 
 
 
 def _scores(scene: _Scene, poses: np.ndarray, covers: Sequence[_Pose], side: int,
-            config: FanConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            config: FanConfig, far_only: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Edge evidence of the seen outline of each pose (rows of x, y, turn): along the far side,
-    along the short sides' seen parts, and the seen length of the shorter of those (mm)."""
+    along the short sides' seen parts, and the seen length of the shorter of those (mm); with
+    ``far_only`` the far side alone, at every other sample (the others come out 0)."""
     local, normals, part = _outline_points(config, side)
+    if far_only:
+        keep = np.nonzero(part == 0)[0][::2]
+        local, normals, part = local[keep], normals[keep], part[keep]
     cos, sin = np.cos(poses[:, 2]), np.sin(poses[:, 2])
     rot = np.stack([np.stack([cos, -sin], -1), np.stack([sin, cos], -1)], -2)  # (P, 2, 2)
     pts = np.einsum("pij,mj->pmi", rot, local) + poses[:, None, :2]
@@ -229,6 +233,28 @@ def _strip_cardish(scene: _Scene, pose: _Pose, covers: Sequence[_Pose], side: in
     return float(_sample(scene.cardish, (img + 0.5) * scene.map_factor - 0.5).mean())
 
 
+BEYOND_MM = (1.5, 9.0)
+"""The band past a card's long side (mm) where the strip of a card under it would show."""
+
+
+def _cardish_beyond(scene: _Scene, pose: _Pose, side: int) -> float:
+    """Mean of the network's card classes in the band just past the ``side`` long side of the card
+    at ``pose`` (see :data:`BEYOND_MM`)."""
+    if scene.cardish is None:
+        return 1.0
+    xs, ys = np.meshgrid(side * (HALF_W + np.linspace(*BEYOND_MM, 4)), np.linspace(-HALF_H + 6, HALF_H - 6, 12))
+    pts = np.stack([xs, ys], -1).reshape(-1, 2) @ _rotation(pose.turn).T + (pose.x, pose.y)
+    img = _to_image(scene.plane, pts)
+    return float(_sample(scene.cardish, (img + 0.5) * scene.map_factor - 0.5).mean())
+
+
+COARSE_KEPT = 150
+"""How many poses of the coarse grid, the best on their far sides, are judged whole."""
+COARSE_SIDE = 0.8
+"""Share of ``least_side`` the far side of a coarse pose must reach to be judged whole (a coarse
+pose lies up to half a step off the card)."""
+
+
 def _next_card(scene: _Scene, last: _Pose, covers: Sequence[_Pose], side: int,
                config: FanConfig) -> tuple[_Pose, float] | None:
     """The card lying under ``last`` on its ``side`` side, and its score, or None."""
@@ -237,19 +263,28 @@ def _next_card(scene: _Scene, last: _Pose, covers: Sequence[_Pose], side: int,
     span = np.array([(hi - lo) / 2, config.slide_mm, config.turn_deg])
     centre = np.array([(lo + hi) / 2, 0.0, 0.0])
     best = None
-    for _ in range(3):
+    rot = _rotation(last.turn)
+    for step in range(3):
         axes = [np.arange(c - s, c + s + 1e-6, st) for c, s, st in zip(centre, span, steps)]
         grid = np.stack(np.meshgrid(*axes, indexing="ij"), -1).reshape(-1, 3)
         grid = grid[(grid[:, 0] >= lo) & (grid[:, 0] <= hi)]
-        rot = _rotation(last.turn)
         offsets = np.column_stack([side * grid[:, 0], grid[:, 1]]) @ rot.T
         poses = np.column_stack([last.x + offsets[:, 0], last.y + offsets[:, 1],
                                  last.turn + np.radians(grid[:, 2])])
+        if step == 0:
+            # the coarse grid judged on its far sides first: only the poses nearly good enough
+            # there are judged whole (most searches, past a hand's last card, end here)
+            far, _, _ = _scores(scene, poses, covers, side, config, far_only=True)
+            near = np.argsort(-far)[:COARSE_KEPT]
+            near = near[far[near] >= COARSE_SIDE * config.least_side]
+            if not len(near):
+                return None
+            grid, poses = grid[near], poses[near]
         far, ends, least = _scores(scene, poses, covers, side, config)
         total = np.where(least >= config.least_end_mm, (far + ends) / 2, 0.0)
         k = int(np.argmax(total))
         best = (poses[k], far[k], ends[k], total[k])
-        centre, span, steps = grid[k], steps, steps / 4
+        centre, span, steps = grid[k], steps / 2, steps / 4
     assert best is not None
     pose_arr, far_k, ends_k, total_k = best
     if far_k < config.least_side or ends_k < config.least_ends:
@@ -349,6 +384,8 @@ def find_fans(image: np.ndarray, tops: Sequence[Quad], config: FanConfig = FanCo
         for side in (1, -1):
             chain = [_Pose(0.0, 0.0, 0.0)]
             for _ in range(config.most_cards):
+                if _cardish_beyond(scene, chain[-1], side) < config.least_cardish:
+                    break  # (no card shows past this one's side: nothing to search)
                 nxt = _next_card(scene, chain[-1], chain, side, config)
                 if nxt is None:
                     break
