@@ -1508,6 +1508,15 @@ def ink_before_index(crop: np.ndarray, hidden: np.ndarray) -> float | None:
     return float((np.sqrt(((lab - paper) ** 2).sum(axis=2)) > INK_FROM_PAPER).mean())
 
 
+def border_at_left(crop: np.ndarray, hidden: np.ndarray) -> bool:
+    """Whether a covered card's crop shows the card's printed border along its left side (a column
+    within :data:`FRAME_MM` of it off the paper colour almost all the way down): the crop's left
+    side is then the card's edge, not a line across the card (see :mod:`vision.fan`)."""
+    most = int(round(FRAME_MM / CARD_W_MM * READ_W))
+    near = _from_paper(np.ascontiguousarray(crop[:, :most]), crop[~hidden]) < FRAME_PAPER
+    return bool((near.mean(axis=0) < FRAME_SHARE).any())
+
+
 INK_FROM_PAPER = 25.0
 """Lab distance from the paper colour above which a pixel is ink (see :func:`ink_before_index`)."""
 
@@ -1871,4 +1880,4 @@ def read_hands(image: np.ndarray, config: HandConfig = HandConfig()) -> tuple[Sh
     return tuple(hands)
 
 
-__all__ = ["HandCard", "HandConfig", "HandInputError", "ShownHand", "ink_before_index", "read_covered", "read_hands"]
+__all__ = ["HandCard", "HandConfig", "HandInputError", "ShownHand", "border_at_left", "ink_before_index", "read_covered", "read_hands"]

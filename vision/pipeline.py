@@ -234,7 +234,8 @@ class CardReader:
         # (a partly hidden detection read as a card stands as well)
         seen = [o for o in result.observations if o.visible or o.kind is not CardKind.UNKNOWN]
         # the cards read, in full view or not, as where the hands start (a partly hidden card's
-        # outline is the detector's estimate: see below)
+        # outline is the detector's estimate: :func:`vision.fan.find_fans` stops where the cards
+        # it gives come out of no card's size)
         seeds = [o for o in seen if o.kind is not CardKind.UNKNOWN]
         cards: list[FanCard] = []
         for card in sorted(find_fans(image, [o.quad for o in seeds]), key=lambda c: -c.score):
@@ -254,13 +255,6 @@ class CardReader:
         for card in cards:
             reading = read_fan_card(image, card, self.config.deck)
             self.reads += 1
-            if not seeds[card.seed].visible and reading.blisters is not None:
-                # found from a partly hidden card's estimated outline, the card's size in the
-                # image is known roughly only: the crop may be wider or narrower than the card,
-                # and a strip's plasters counted mirrored at the crop's centre line miscounted
-                # (tuning still 1101800/87: W08's four plasters counted five at 0.81)
-                reading = replace(reading, blisters=None,
-                                  field_confidences=replace(reading.field_confidences, blisters=0.0))
             corners = np.roll(card.quad.as_array(), -2 if reading.flipped else 0, axis=0)
             kept.append(reading.observation(Quad.from_array(corners), visible=False))
         return FrameResult(result.width, result.height, tuple(kept))

@@ -23,7 +23,8 @@ def run(args: argparse.Namespace) -> int:
         readers: dict[str, CardReader] = {}
 
         def read(image, game):
-            reader = readers.setdefault(game, CardReader(PipelineConfig(deck=Deck.for_game(game))))
+            # (still photos: the covered cards of spread hands are looked for, as ``read`` does)
+            reader = readers.setdefault(game, CardReader(PipelineConfig(deck=Deck.for_game(game), fans=True)))
             reader.reset()  # every image is a new scene: no reading may come from another
             return reader.read_frame(image).to_json()
 
