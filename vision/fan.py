@@ -208,10 +208,11 @@ def _scores(scene: _Scene, poses: np.ndarray, covers: Sequence[_Pose], side: int
     if far_only:
         keep = np.nonzero(part == 0)[0][::2]
         local, normals, part = local[keep], normals[keep], part[keep]
-    cos, sin = np.cos(poses[:, 2]), np.sin(poses[:, 2])
-    rot = np.stack([np.stack([cos, -sin], -1), np.stack([sin, cos], -1)], -2)  # (P, 2, 2)
-    pts = np.einsum("pij,mj->pmi", rot, local) * poses[:, None, 3:4] + poses[:, None, :2]
-    nrm = np.einsum("pij,mj->pmi", rot, normals)
+    cos, sin = np.cos(poses[:, 2])[:, None], np.sin(poses[:, 2])[:, None]
+    scale = poses[:, 3:4]
+    pts = np.stack([(cos * local[:, 0] - sin * local[:, 1]) * scale + poses[:, 0:1],
+                    (sin * local[:, 0] + cos * local[:, 1]) * scale + poses[:, 1:2]], -1)
+    nrm = np.stack([cos * normals[:, 0] - sin * normals[:, 1], sin * normals[:, 0] + cos * normals[:, 1]], -1)
     seen = ~_inside_any(pts, covers, grow=0.5)
     ev = _evidence(scene, pts, nrm)
     far = part == 0
