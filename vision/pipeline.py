@@ -12,7 +12,9 @@ where more than half of them read it surely (and cached with the outline).
 Two frame-level steps follow the per-card reading: a card that read as nothing and whose quad
 is nearly square in the image (so its long side may have been misjudged) is read once more with
 its corners taken a quarter turn round; and bare stone tiles get a size class by measuring
-them through the homography of the nearest confidently read card of known size.
+them through the homography of the nearest confidently read card of known size. With
+``PipelineConfig.fans`` (still photos), the covered cards of spread hands are then looked for
+under the cards read (:mod:`vision.fan`) and reported partly hidden.
 """
 
 from __future__ import annotations
