@@ -463,6 +463,66 @@ def _reference(scene: _Scene) -> float:
     return float(np.median(_edge_strength(scene, pts, normals)))
 
 
+SPLIT_AT = (0.55, 0.92)
+"""Where (share of the outline's width from the far long side) a card in full view outlined together
+with the strip of the card under it may end (see :func:`_split_seed`)."""
+SPLIT_EDGE = 0.7
+"""Least edge evidence along the line a seed is split at."""
+SPLIT_SLANT_DEG = 8.0
+"""Most slant of that line against the outline's long sides."""
+SPLIT_OUTLINE = 0.5
+"""Least mean of the network's outline class along that line (printed lines across a card, such
+as a walk card's km table, have none)."""
+
+
+def _split_seed(scene: _Scene, side: int, config: FanConfig) -> np.ndarray | None:
+    """The corners (card-centred mm of the seed's outline) of the card in full view when its outline
+    ran on past its ``side`` long side over the strip of the card under it (fresh set 1101800/22:
+    W11's outline took in W33's strip, 1.3 cards wide, read 11 all the same): the line across the
+    outline, nearly parallel to its long sides (the outline's plane is stretched, so the card's
+    side may slant in it), that is an edge and an outline of the network all along; None when
+    there is none."""
+    if scene.boundary is None:
+        return None
+    ts = np.arange(-HALF_H + config.corner_mm, HALF_H - config.corner_mm + 1e-6, config.sample_mm)
+    best = None
+    for share in np.arange(SPLIT_AT[0], SPLIT_AT[1] + 1e-6, 0.025):
+        x = side * (-HALF_W + share * CARD_W_MM)
+        for slant in np.radians(np.arange(-SPLIT_SLANT_DEG, SPLIT_SLANT_DEG + 1e-6, 1.0)):
+            pts = np.column_stack([x + ts * math.tan(slant), ts])
+            normal = np.array([math.cos(slant), -math.sin(slant)]) * side
+            edge = float(_evidence(scene, pts, np.tile(normal, (len(ts), 1))).mean())
+            if edge < SPLIT_EDGE or (best is not None and edge <= best[0]):
+                continue
+            img = _to_image(scene.plane, pts)
+            outline = float(_sample(scene.boundary, (img + 0.5) * scene.map_factor - 0.5).mean())
+            if outline >= SPLIT_OUTLINE:
+                best = (edge, x, slant)
+    if best is None:
+        return None
+    _, x, slant = best
+    far = -side * HALF_W
+    top, bottom = x - HALF_H * math.tan(slant), x + HALF_H * math.tan(slant)
+    corners = [[far, -HALF_H], [top, -HALF_H], [bottom, HALF_H], [far, HALF_H]]
+    return np.array(corners if side > 0 else [corners[1], corners[0], corners[3], corners[2]])
+
+
+SPLIT_AGREE_MM = 6.0
+"""Farthest (mm) the far side of the card found under a split outline's card may lie from the
+outline's side (see :func:`find_fans`; 4.7 mm where the split was right, 11.9 and 17.1 where
+it cut a card in two on tuning stills 1101900/36 and /368)."""
+
+
+def _off_outline(outline: _Scene, part: _Scene, pose: _Pose, side: int) -> float:
+    """How far (mm, in ``part``'s plane) the middle of the far side of the card at ``pose`` (found
+    in ``part``) lies from the ``side`` long side of the outline of ``outline``'s card."""
+    ends = _to_image(outline.plane, np.array([[side * HALF_W, -HALF_H], [side * HALF_W, HALF_H]]))
+    a, b = _to_image(np.linalg.inv(part.plane), ends)
+    mid = pose.place(np.array([side * HALF_W, 0.0]))
+    d = b - a
+    return float(abs(d[0] * (mid[1] - a[1]) - d[1] * (mid[0] - a[0])) / max(np.linalg.norm(d), 1e-9))
+
+
 def _gradients(gray: np.ndarray, sigma: float) -> tuple[np.ndarray, np.ndarray]:
     smooth = cv2.GaussianBlur(gray.astype(np.float32), (0, 0), sigma)
     return cv2.Sobel(smooth, cv2.CV_32F, 1, 0, ksize=3) / 8.0, cv2.Sobel(smooth, cv2.CV_32F, 0, 1, ksize=3) / 8.0
@@ -476,8 +536,10 @@ three times its size)."""
 
 
 def find_fans(image: np.ndarray, tops: Sequence[Quad], config: FanConfig = FanConfig(),
-              maps: CardMaps | None = None) -> list[FanCard]:
-    """The covered cards found under each card in full view ``tops`` (image pixels), both ways."""
+              maps: CardMaps | None = None, whole: Sequence[bool] | None = None) -> list[FanCard]:
+    """The covered cards found under each card ``tops`` (image pixels), both ways; ``whole``: which
+    of them are in full view (default: all; only their outlines may be split, see
+    :func:`_split_seed`: a partly hidden card's outline has the side of the card on it inside)."""
     if not tops:
         return []
     gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
@@ -501,7 +563,20 @@ def find_fans(image: np.ndarray, tops: Sequence[Quad], config: FanConfig = FanCo
         if ref <= 1e-3:
             continue
         scene = _Scene(gx, gy, cardish, boundary, factor, plane, ref)
+        outline_scene = scene
         for side in (1, -1):
+            scene = outline_scene
+            split = _split_seed(scene, side, config) if whole is None or whole[seed] else None
+            if split is not None:
+                # the outline may have taken in the strip of the card under it on this side: then
+                # start from the card itself (its own plane: the outline's was stretched across
+                # the strip), when the card found under it ends where the outline did
+                part = _Scene(gx, gy, cardish, boundary, factor,
+                              _plane(Quad.card_order(_to_image(scene.plane, split))), ref)
+                first = _next_card(part, _Pose(0.0, 0.0, 0.0), [_Pose(0.0, 0.0, 0.0)], side, config)
+                if first is not None and _off_outline(scene, part, first[0], side) <= SPLIT_AGREE_MM:
+                    scene = part
+            plane = scene.plane
             chain = [_Pose(0.0, 0.0, 0.0)]
             for _ in range(config.most_cards):
                 if _cardish_beyond(scene, chain[-1], side) < config.least_cardish:

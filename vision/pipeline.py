@@ -240,7 +240,8 @@ class CardReader:
         # it gives come out of no card's size)
         seeds = [o for o in seen if o.kind is not CardKind.UNKNOWN]
         cards: list[FanCard] = []
-        for card in sorted(find_fans(image, [o.quad for o in seeds]), key=lambda c: -c.score):
+        for card in sorted(find_fans(image, [o.quad for o in seeds], whole=[o.visible for o in seeds]),
+                           key=lambda c: -c.score):
             quad = card.quad.as_array()
             # (a card lies under the cards on it only: one lying on another card in full view is
             # that card's outline seen amiss, a whole card beside the hand, say)

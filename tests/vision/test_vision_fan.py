@@ -117,3 +117,29 @@ def test_overlap_measures() -> None:
     assert quad_iou(a, b) == pytest.approx(50 / 150)
     assert overlap_share(a, b) == pytest.approx(0.5)
     assert overlap_share(a, a + [20, 0]) == 0.0
+
+
+def test_an_outline_taking_in_the_strip_below_still_starts_the_hand() -> None:
+    """The detector may outline the top card together with the strip of the card under it (one
+    card-shaped quad 1.5 cards wide): the card under it is found all the same, whole."""
+    placements = (Placement(WALKS[23], Side.FRONT, (0.0, 0.0), 10.0),
+                  Placement(WALKS[41], Side.FRONT, (-30.0 * np.cos(np.radians(10.0)), -30.0 * np.sin(np.radians(10.0))),
+                            10.0, level=1))
+    config = SceneConfig(resolution=(1280, 720), placements=placements, table=TableKind.FELT, hands=0, glare=False,
+                         degrade=False, tilt_deg=10.0, fill=0.5)
+    scene = render_scene(5, Game.GLADIOLA, config)
+    below, top = (np.array(c.corners, float) for c in scene.truth.cards)
+    # the top card's outline run on over the lower card's strip: one long side of the top card
+    # replaced by the lower card's far long side (the larger of the two quads so made)
+    options = []
+    for side in ([0, 3], [1, 2]):
+        merged = top.copy()
+        merged[side] = below[side]
+        options.append(merged)
+    # (a third of a pixel off the top card's corners: OpenCV's polygon intersection, behind
+    # quad_iou, miscounts outlines sharing a corner exactly)
+    merged = max(options, key=lambda q: Quad.from_array(q).area) + 0.3
+    assert Quad.from_array(merged).is_convex() and 0.55 < quad_iou(merged, top) < 0.75
+    found = find_fans(scene.image, [Quad.from_array(merged)])
+    assert any(quad_iou(below, c.quad.as_array()) >= 0.85 for c in found)
+    assert all(quad_iou(top, c.quad.as_array()) < 0.5 for c in found)
