@@ -42,12 +42,13 @@ class FanConfig:
     ``shift_mm``: least and most distance (mm, along the card's width) of a card's centre from the
     centre of the card on it (its strip's width); ``slide_mm``: most distance along the card's
     height; ``turn_deg``: most turn against the card on it; ``grid``: the coarse search's steps
-    (shift mm, slide mm, turn degrees), refined twice to a quarter; ``sample_mm``: spacing of the
-    outline samples; ``corner_mm``: the rounded corner left out at each end of a side;
-    ``least_side``/``least_ends``: least edge evidence (0-1, against the card in full view's own
+    (shift mm, slide mm, turn degrees; refined twice, see :func:`_next_card`); ``sample_mm``:
+    spacing of the outline samples; ``corner_mm``: the rounded corner left out at each end of a
+    side; ``least_side``/``least_ends``: least edge evidence (0-1, against the starting card's own
     outline) along the far side and along the seen parts of the short sides; ``least_end_mm``:
     least seen length of each short side; ``least_cardish``: least mean of the network's card
-    classes over the strip; ``least_outline``: least mean of its outline class along the far side; ``most_cards``: longest chain each way.
+    classes over the strip; ``least_outline``: least mean of its outline class along the far
+    side; ``most_cards``: longest chain each way.
     """
 
     shift_mm: tuple[float, float] = (10.0, 55.0)
@@ -277,6 +278,8 @@ def _judged(scene: _Scene, grid: np.ndarray, last: _Pose, covers: Sequence[_Pose
 
 
 def _grid(centre: np.ndarray, span: np.ndarray, steps: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    """Every combination of the values ``centre`` +- ``span`` in ``steps`` (per column), the shifts
+    (first column) kept within ``lo``-``hi``."""
     axes = [np.arange(c - s, c + s + 1e-6, st) for c, s, st in zip(centre, span, steps)]
     grid = np.stack(np.meshgrid(*axes, indexing="ij"), -1).reshape(-1, len(axes))
     return grid[(grid[:, 0] >= lo) & (grid[:, 0] <= hi)]
@@ -289,7 +292,8 @@ SCALE_REACH = 0.09
 along its border's inner edge makes the cards 4-7% smaller)."""
 SCALE_SHRINK = 0.03
 """Most a card may be smaller than the card on it (the detector's outlines of cards in full view
-are a little small, never large: 0.97-0.985 of the truth's area on fresh set 1101800)."""
+are a little small, never large: median 0.97-0.985 of the truth's size per card style, 90th
+percentile 1.0, on set 1101800)."""
 COARSE_STARTS = 5
 """How many of the coarse grid's best poses (a step apart at least) are refined: the best coarse
 pose may lie a step off the card while another lies nearer it."""
@@ -353,9 +357,7 @@ def _next_card(scene: _Scene, last: _Pose, covers: Sequence[_Pose], side: int,
     poses, far, ends, total = _judged(scene, fine_grid, last, covers, side, config)
     k = int(np.argmax(total))
     centre = fine_grid[k]
-    best = (poses[k], far[k], ends[k], total[k])
-    assert best is not None
-    pose_arr, far_k, ends_k, total_k = best
+    pose_arr, far_k, ends_k, total_k = poses[k], far[k], ends[k], total[k]
     if far_k < config.least_side or ends_k < config.least_ends:
         return None
     # the best pose at a bound of the search is no card's: the outline it lies on continues
@@ -477,7 +479,7 @@ as a walk card's km table, have none)."""
 
 def _split_seed(scene: _Scene, side: int, config: FanConfig) -> np.ndarray | None:
     """The corners (card-centred mm of the seed's outline) of the card in full view when its outline
-    ran on past its ``side`` long side over the strip of the card under it (fresh set 1101800/22:
+    ran on past its ``side`` long side over the strip of the card under it (tuning still 1101800/22:
     W11's outline took in W33's strip, 1.3 cards wide, read 11 all the same): the line across the
     outline, nearly parallel to its long sides (the outline's plane is stretched, so the card's
     side may slant in it), that is an edge and an outline of the network all along; None when
@@ -524,6 +526,7 @@ def _off_outline(outline: _Scene, part: _Scene, pose: _Pose, side: int) -> float
 
 
 def _gradients(gray: np.ndarray, sigma: float) -> tuple[np.ndarray, np.ndarray]:
+    """The x and y gradients (gray levels a pixel) of ``gray`` smoothed at ``sigma`` pixels."""
     smooth = cv2.GaussianBlur(gray.astype(np.float32), (0, 0), sigma)
     return cv2.Sobel(smooth, cv2.CV_32F, 1, 0, ksize=3) / 8.0, cv2.Sobel(smooth, cv2.CV_32F, 0, 1, ksize=3) / 8.0
 
@@ -543,7 +546,7 @@ def find_fans(image: np.ndarray, tops: Sequence[Quad], config: FanConfig = FanCo
     if not tops:
         return []
     gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    if maps is None:
+    if maps is None and image.ndim == 3:
         segmenter = load_segmenter()
         maps = segmenter.maps(image) if segmenter is not None else None
     cardish = None if maps is None else (maps.interior + maps.boundary).astype(np.float32)

@@ -1880,4 +1880,5 @@ def read_hands(image: np.ndarray, config: HandConfig = HandConfig()) -> tuple[Sh
     return tuple(hands)
 
 
-__all__ = ["HandCard", "HandConfig", "HandInputError", "ShownHand", "border_at_left", "ink_before_index", "read_covered", "read_hands"]
+__all__ = ["HandCard", "HandConfig", "HandInputError", "ShownHand", "border_at_left", "ink_before_index", "read_covered",
+           "read_hands"]

@@ -78,10 +78,10 @@ class PipelineConfig:
     whose outline merged with the cards below, a card under a corner of another); their blister
     count is dropped (a hidden part may hold blisters, and the outline may take in another
     card's), and the observation keeps ``visible=False``;
-    ``fans``: for a deck with walk cards, also look under each card read surely in full view for
-    the covered cards of a spread hand (see :mod:`vision.fan`; about 0.2 s a card in full view,
-    so for still photos, not for every frame of a film); each found replaces a partly hidden
-    detection in its place and is reported with ``visible=False``.
+    ``fans``: for a deck with walk cards, also look under each card read (in full view or partly
+    hidden) for the covered cards of a spread hand (see :mod:`vision.fan`; 0.05-0.5 s a photo on
+    the tuning stills, so for still photos, not for every frame of a film); each found replaces a
+    partly hidden detection read as nothing in its place and is reported with ``visible=False``.
     """
 
     detect: DetectConfig = field(default_factory=DetectConfig)
@@ -229,10 +229,10 @@ class CardReader:
         return result
 
     def _with_fans(self, image: np.ndarray, result: FrameResult) -> FrameResult:
-        """``result`` with the covered cards of spread hands under its cards read surely in full
-        view (see :mod:`vision.fan`): a card found so where the detector saw a card in full view
-        or a partly hidden one read as a card is left out, and a partly hidden detection read as
-        nothing gives way to a card found in its place."""
+        """``result`` with the covered cards of spread hands under its cards read (see
+        :mod:`vision.fan`): a card found so where the detector saw a card in full view or a partly
+        hidden one read as a card is left out, and a partly hidden detection read as nothing gives
+        way to a card found in its place."""
         # (a partly hidden detection read as a card stands as well)
         seen = [o for o in result.observations if o.visible or o.kind is not CardKind.UNKNOWN]
         # the cards read, in full view or not, as where the hands start (a partly hidden card's
