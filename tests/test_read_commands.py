@@ -124,3 +124,20 @@ def test_a_profile_for_another_camera_or_a_damaged_one_is_one_line(capsys, photo
     assert main(["score", str(photos["gladiola"]), "--game", "gladiola", "--profile", str(broken)]) == 2
     err = capsys.readouterr().err
     assert "damaged profile" in err and len(err.strip().splitlines()) == 1
+
+
+def test_score_of_a_spread_hand_counts_its_covered_cards(capsys, tmp_path):
+    """A hand spread as an overlapping row (nine cards, a bending one): the covered cards are
+    found and read by their index; their plasters are not counted from a strip, so no total is
+    given rather than the top card's alone."""
+    scene = render_scene(7, Game.GLADIOLA, SceneConfig(resolution=(1280, 720), layout=LayoutKind.SPREAD_HAND,
+                                                       hands=0, glare=False, degrade=False, tilt_deg=15.0,
+                                                       table=TableKind.WOOD))
+    photo = tmp_path / "hand.jpg"
+    photo.write_bytes(scene.jpeg)
+    data = run_json(capsys, "score", str(photo), "--game", "gladiola")
+    assert data["count"] == len(scene.truth.cards) == 9
+    values = {c.spec.value for c in scene.truth.cards}
+    read = [c["value"] for c in data["cards"] if c["value"] is not None]
+    assert len(read) >= 6 and set(read) <= values
+    assert data["blisters"] is None and data["unread"] >= 8
