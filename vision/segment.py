@@ -93,8 +93,10 @@ class CardSegmenter:
     def maps(self, image: np.ndarray) -> CardMaps:
         """Run the network on a BGR uint8 frame."""
         canvas, factor = letterbox(image)
-        h = min(INPUT_H, round(image.shape[0] * factor))
-        w = min(INPUT_W, round(image.shape[1] * factor))
+        # (at least a pixel, as the letterbox keeps: a frame a thousand times taller than wide
+        # scales its width to nothing, and empty maps crash OpenCV's labelling)
+        h = max(1, min(INPUT_H, round(image.shape[0] * factor)))
+        w = max(1, min(INPUT_W, round(image.shape[1] * factor)))
         maps = self.maps_of_canvas(canvas, (h, w))
         return CardMaps(maps.interior, maps.boundary, factor)
 

@@ -78,6 +78,18 @@ def test_letterbox_of_a_frame_far_taller_than_wide_keeps_a_pixel_column() -> Non
     assert (canvas[:, :1] == 200).all() and (canvas[:, 1:] == 0).all()
 
 
+def test_maps_of_a_frame_far_taller_than_wide_keep_a_pixel_column() -> None:
+    """The maps keep that column too (a 32 x 33794 frame from a damaged GIF gave maps 0 pixels wide,
+    and OpenCV's labelling of the regions refused them): regions and detection run on them."""
+    image = np.full((33794, 32, 3), 180, np.uint8)
+    segmenter = load_segmenter()
+    assert segmenter is not None
+    maps = segmenter.maps(image)
+    assert maps.interior.shape == (INPUT_H, 1)
+    assert all(r.mask.shape == (INPUT_H, 1) for r in card_regions(maps))
+    assert all(np.isfinite(d.quad.as_array()).all() for d in detect_cards(image))
+
+
 def _maps_from_classes(classes: np.ndarray) -> CardMaps:
     interior = (classes == 1).astype(np.float32)
     boundary = (classes == 2).astype(np.float32)
