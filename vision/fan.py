@@ -531,6 +531,19 @@ def _gradients(gray: np.ndarray, sigma: float) -> tuple[np.ndarray, np.ndarray]:
     return cv2.Sobel(smooth, cv2.CV_32F, 1, 0, ksize=3) / 8.0, cv2.Sobel(smooth, cv2.CV_32F, 0, 1, ksize=3) / 8.0
 
 
+def _covered_on(plane: np.ndarray, top: Quad, tops: Sequence[Quad], whole: Sequence[bool], side: int) -> bool:
+    """Whether a card in full view among ``tops`` lies on the card ``top`` (its plane ``plane``) on
+    its ``side`` side (centre past the card's centre that way, overlapping it)."""
+    inverse = np.linalg.inv(plane)
+    for other, seen in zip(tops, whole):
+        if not seen or other is top:
+            continue
+        centre = _to_image(inverse, np.array(other.centroid))
+        if np.isfinite(centre).all() and centre[0] * side > 0 and overlap_share(top.as_array(), other.as_array()) > 0.05:
+            return True
+    return False
+
+
 SEED_AREA = (0.6, 1.6)
 """Least and most image area of a covered card against the card in full view it was found from
 (perspective makes cards further off smaller; a plane fixed by a wrong outline makes them any
@@ -568,6 +581,8 @@ def find_fans(image: np.ndarray, tops: Sequence[Quad], config: FanConfig = FanCo
         scene = _Scene(gx, gy, cardish, boundary, factor, plane, ref)
         outline_scene = scene
         for side in (1, -1):
+            if whole is not None and not whole[seed] and _covered_on(plane, top, tops, whole, side):
+                continue  # (a partly hidden start: the card on it is no card under it)
             scene = outline_scene
             split = _split_seed(scene, side, config) if whole is None or whole[seed] else None
             if split is not None:

@@ -143,3 +143,20 @@ def test_an_outline_taking_in_the_strip_below_still_starts_the_hand() -> None:
     found = find_fans(scene.image, [Quad.from_array(merged)])
     assert any(quad_iou(below, c.quad.as_array()) >= 0.85 for c in found)
     assert all(quad_iou(top, c.quad.as_array()) < 0.5 for c in found)
+
+
+def test_a_partly_hidden_start_looks_away_from_the_card_on_it() -> None:
+    """From a card read partly hidden, the hand is not searched on the side where a card in full
+    view lies on it (the card found there would be that card, taken for one under it)."""
+    from vision.fan import _covered_on, _plane
+
+    start = Quad.from_array(np.array([[100.0, 100.0], [159.0, 100.0], [159.0, 191.0], [100.0, 191.0]]))
+    on_right = Quad.from_array(np.array([[130.0, 102.0], [189.0, 102.0], [189.0, 193.0], [130.0, 193.0]]))
+    apart = Quad.from_array(np.array([[300.0, 100.0], [359.0, 100.0], [359.0, 191.0], [300.0, 191.0]]))
+    plane = _plane(start)
+    tops = [start, on_right, apart]
+    assert _covered_on(plane, start, tops, [False, True, True], 1)
+    assert not _covered_on(plane, start, tops, [False, True, True], -1)
+    # (a card lying on it counts only when in full view; one apart from it never)
+    assert not _covered_on(plane, start, tops, [False, False, True], 1)
+    assert not _covered_on(plane, start, [start, apart], [False, True], 1)
