@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
+from vision.detect import _clockwise, _poly_overlap, _quad_iou, _shoelace
 from vision.hand import HandConfig, border_at_left, ink_before_index, read_covered
 from vision.read.reader import CARD_H_MM, CARD_W_MM, READ_H, READ_W
 from vision.read.types import CardReading, Deck, Face
@@ -156,6 +157,12 @@ class _Scene:
     ref: float
 
 
+def _on_map(scene: _Scene, values: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """Samples of one of the network's maps (``scene.cardish`` or ``scene.boundary``) at points
+    (..., 2) in table millimetres."""
+    return _sample(values, (_to_image(scene.plane, pts) + 0.5) * scene.map_factor - 0.5)
+
+
 def _edge_strength(scene: _Scene, pts: np.ndarray, normals: np.ndarray) -> np.ndarray:
     """The image gradient across an edge through each point (..., 2, table mm) with the given
     normals (table mm), in gray levels a pixel."""
@@ -237,8 +244,7 @@ def _strip_cardish(scene: _Scene, pose: _Pose, covers: Sequence[_Pose], side: in
     pts = pts[~_inside_any(pts, covers, grow=1.0)]
     if len(pts) < 8:
         return 0.0
-    img = _to_image(scene.plane, pts)
-    return float(_sample(scene.cardish, (img + 0.5) * scene.map_factor - 0.5).mean())
+    return float(_on_map(scene, scene.cardish, pts).mean())
 
 
 BEYOND_MM = (1.5, 9.0)
@@ -252,8 +258,7 @@ def _cardish_beyond(scene: _Scene, pose: _Pose, side: int) -> float:
         return 1.0
     xs, ys = np.meshgrid(side * (HALF_W + np.linspace(*BEYOND_MM, 4)), np.linspace(-HALF_H + 6, HALF_H - 6, 12))
     pts = pose.place(np.stack([xs, ys], -1).reshape(-1, 2))
-    img = _to_image(scene.plane, pts)
-    return float(_sample(scene.cardish, (img + 0.5) * scene.map_factor - 0.5).mean())
+    return float(_on_map(scene, scene.cardish, pts).mean())
 
 
 COARSE_KEPT = 800
@@ -389,8 +394,7 @@ def _line_means(scene: _Scene, pose: _Pose, side: int, config: FanConfig, dx: fl
     edge = float(_evidence(scene, pts, normals).mean())
     if scene.boundary is None:
         return edge, 0.0
-    img = _to_image(scene.plane, pts)
-    return edge, float(_sample(scene.boundary, (img + 0.5) * scene.map_factor - 0.5).mean())
+    return edge, float(_on_map(scene, scene.boundary, pts).mean())
 
 
 def _snap_far_side(scene: _Scene, pose: _Pose, side: int, config: FanConfig) -> _Pose:
@@ -416,8 +420,7 @@ def _ends_outline(scene: _Scene, pose: _Pose, covers: Sequence[_Pose], side: int
     pts = pts[~_inside_any(pts, covers, grow=0.5)]
     if not len(pts):
         return 0.0
-    img = _to_image(scene.plane, pts)
-    return float(_sample(scene.boundary, (img + 0.5) * scene.map_factor - 0.5).mean())
+    return float(_on_map(scene, scene.boundary, pts).mean())
 
 
 def _far_outline(scene: _Scene, pose: _Pose, side: int, config: FanConfig) -> float:
@@ -433,8 +436,7 @@ def _far_outline(scene: _Scene, pose: _Pose, side: int, config: FanConfig) -> fl
     best = np.zeros(len(ys))
     for dx in np.arange(-2.0, 2.01, 0.5):
         local = np.column_stack([np.full_like(ys, side * (HALF_W + dx / pose.scale)), ys])
-        img = _to_image(scene.plane, pose.place(local))
-        best = np.maximum(best, _sample(scene.boundary, (img + 0.5) * scene.map_factor - 0.5))
+        best = np.maximum(best, _on_map(scene, scene.boundary, pose.place(local)))
     return float(best.mean())
 
 
@@ -454,11 +456,11 @@ def _shown_mm(pose: _Pose, side: int, covers: Sequence[_Pose]) -> float:
     return float(xs[np.argmax(hidden)]) if hidden.any() else CARD_W_MM
 
 
-def _reference(scene: _Scene) -> float:
+def _reference(scene: _Scene, config: FanConfig) -> float:
     """The median edge strength along the card in full view's own outline."""
     local = []
     for side in (1, -1):
-        pts, normals, _ = _outline_points(FanConfig(), side)
+        pts, normals, _ = _outline_points(config, side)
         local.append((pts, normals))
     pts = np.vstack([p for p, _ in local])
     normals = np.vstack([n for _, n in local])
@@ -496,8 +498,7 @@ def _split_seed(scene: _Scene, side: int, config: FanConfig) -> np.ndarray | Non
             edge = float(_evidence(scene, pts, np.tile(normal, (len(ts), 1))).mean())
             if edge < SPLIT_EDGE or (best is not None and edge <= best[0]):
                 continue
-            img = _to_image(scene.plane, pts)
-            outline = float(_sample(scene.boundary, (img + 0.5) * scene.map_factor - 0.5).mean())
+            outline = float(_on_map(scene, scene.boundary, pts).mean())
             if outline >= SPLIT_OUTLINE:
                 best = (edge, x, slant)
     if best is None:
@@ -575,7 +576,7 @@ def find_fans(image: np.ndarray, tops: Sequence[Quad], config: FanConfig = FanCo
             fields[sigma] = _gradients(gray, sigma)
         gx, gy = fields[sigma]
         scene = _Scene(gx, gy, cardish, boundary, factor, plane, 1.0)
-        ref = _reference(scene)
+        ref = _reference(scene, config)
         if ref <= 1e-3:
             continue
         scene = _Scene(gx, gy, cardish, boundary, factor, plane, ref)
@@ -617,18 +618,13 @@ def find_fans(image: np.ndarray, tops: Sequence[Quad], config: FanConfig = FanCo
 
 def quad_iou(a: np.ndarray, b: np.ndarray) -> float:
     """Intersection over union of two convex quads (4 x 2 arrays, image pixels)."""
-    pa, pb = (cv2.convexHull(q.astype(np.float32)) for q in (a, b))
-    inter, _ = cv2.intersectConvexConvex(pa, pb)
-    union = cv2.contourArea(pa) + cv2.contourArea(pb) - inter
-    return float(inter / union) if union > 0 else 0.0
+    return _quad_iou(a, b)
 
 
 def overlap_share(a: np.ndarray, b: np.ndarray) -> float:
     """The share of convex quad ``a`` (4 x 2, image pixels) lying inside convex quad ``b``."""
-    pa, pb = (cv2.convexHull(q.astype(np.float32)) for q in (a, b))
-    inter, _ = cv2.intersectConvexConvex(pa, pb)
-    area = cv2.contourArea(pa)
-    return float(inter / area) if area > 0 else 0.0
+    area = abs(_shoelace(a))
+    return _poly_overlap(_clockwise(a), _clockwise(b)) / area if area > 0 else 0.0
 
 
 def read_fan_card(image: np.ndarray, card: FanCard, deck: Deck, margin_mm: float = 0.5) -> CardReading:

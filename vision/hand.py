@@ -1503,9 +1503,8 @@ def ink_before_index(crop: np.ndarray, hidden: np.ndarray) -> float | None:
     x0, x1 = max(0, first.x0 - first.w), max(0, first.x0 - 2)
     if x1 <= x0:
         return 0.0
-    lab = cv2.cvtColor(painted[first.y0:first.y1, x0:x1], cv2.COLOR_BGR2LAB).astype(np.float32)
-    paper = cv2.cvtColor(_paper(painted)[None, None, :], cv2.COLOR_BGR2LAB)[0, 0].astype(np.float32)
-    return float((np.sqrt(((lab - paper) ** 2).sum(axis=2)) > INK_FROM_PAPER).mean())
+    band = np.ascontiguousarray(painted[first.y0:first.y1, x0:x1])
+    return float((_from_paper(band, painted) > INK_FROM_PAPER).mean())
 
 
 def border_at_left(crop: np.ndarray, hidden: np.ndarray) -> bool:
