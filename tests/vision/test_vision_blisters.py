@@ -253,3 +253,81 @@ def test_a_row_filling_its_band_with_two_plasters_run_together_at_an_end_is_not_
         cv2.rectangle(crop, (int(a * ppx), y0), (int(b * ppx), y1), outline, -1)
     count, conf = count_blisters_in_row(analyse(crop), CardKind.GLADIOLA, False)
     assert conf < ACCEPT, f"read {count} sure"
+
+
+@pytest.mark.parametrize("card_id", ["W38", "G5"])
+def test_a_row_of_five_filling_its_band_is_counted(card_id: str) -> None:
+    # a row of five spans 47.4 of the band's 49.2 mm: through a crop true to the card its end
+    # plasters touch the band's sides, each one plaster long, the three between apart
+    spec = SPECS[card_id]
+    reading = read_card(_crop(_face(spec, "trail"), 0.0, CARD_H_MM, 0.0, CARD_W_MM), Deck.for_game("gladiola"))
+    assert reading.blisters == spec.blisters == 5
+    assert reading.field_confidences.blisters >= ACCEPT
+
+
+def test_a_full_width_run_at_each_end_is_not_five_plasters() -> None:
+    # the band's two ends marked from side to side with nothing plaster-long between them
+    crop = _crop(_face(SPECS["W06"], "trail"), 0.0, CARD_H_MM, 0.0, CARD_W_MM)
+    ppx, ppy = READ_W / CARD_W_MM, READ_H / CARD_H_MM
+    y0, y1 = int(BLISTER_ROW_MM[CardKind.WALK] * ppy), int((BLISTER_ROW_MM[CardKind.WALK] + BLISTER_H_MM) * ppy)
+    for a, b in ((3.0, 14.0), (19.0, 24.0), (45.0, 56.0)):
+        cv2.rectangle(crop, (int(a * ppx), y0), (int(b * ppx), y1), (150, 190, 232), -1)
+    count, conf = count_blisters_in_row(analyse(crop), CardKind.WALK, False)
+    assert conf < ACCEPT, f"read {count} sure"
+
+
+@pytest.mark.parametrize("card_id,style", [("F1", "trail"), ("F1", "postcard"), ("F5", "postcard")])
+@pytest.mark.parametrize("quad", [(-1.5, CARD_H_MM, 0.0, CARD_W_MM), (0.0, 89.0, 0.0, CARD_W_MM)])
+@pytest.mark.parametrize("turned", [False, True])
+def test_a_finish_without_plasters_is_a_zero_when_its_chequer_reaches_the_row(
+        card_id: str, style: str, quad: tuple[float, float, float, float], turned: bool) -> None:
+    # the banner's chequer ends a millimetre above the row: a quad 1.5-2 mm off moves it into
+    # the row's window, which then settled on the chequer and refused the row as dark print
+    spec = SPECS[card_id]
+    reading = read_card(_crop(_face(spec, style), *quad, turned=turned), Deck.for_game("gladiola"))
+    assert reading.kind is CardKind.FINISH
+    assert reading.blisters == spec.blisters == 0
+    assert reading.field_confidences.blisters >= ACCEPT
+
+
+def test_plasters_right_under_a_finish_chequer_are_still_counted() -> None:
+    # the window moved off the chequer still takes in a row printed where it belongs
+    spec = SPECS["F3"]
+    for quad in ((-1.5, CARD_H_MM, 0.0, CARD_W_MM), (0.0, 89.0, 0.0, CARD_W_MM)):
+        reading = read_card(_crop(_face(spec, "trail"), *quad), Deck.for_game("gladiola"))
+        assert reading.blisters in (None, spec.blisters)
+
+
+@pytest.mark.parametrize("card_id", ["W13", "W14", "W21"])
+@pytest.mark.parametrize("light", [(0.8, 1.05), (1.05, 0.8)])
+def test_a_row_is_centred_on_paper_lit_unevenly(card_id: str, light: tuple[float, float]) -> None:
+    # light falling off across the card darkens the paper on one side; that side still counts as
+    # paper when the card's centre is found beside the row
+    spec = SPECS[card_id]
+    face = _face(spec, "postcard").astype(np.float32)
+    face *= np.linspace(*light, face.shape[1])[None, :, None]
+    crop = _crop(np.clip(face, 0, 255).astype(np.uint8), 0.0, CARD_H_MM, 0.0, CARD_W_MM)
+    reading = read_card(crop, Deck.for_game("gladiola"))
+    assert reading.blisters == spec.blisters
+    assert reading.field_confidences.blisters >= ACCEPT
+
+
+def test_hollow_plasters_drawn_in_a_hairline_are_not_a_sure_zero() -> None:
+    # four plasters printed as thin outlines leave no column mostly marked (no plaster-long run),
+    # but lines along the row: the band is not clean, so no count is given rather than a zero
+    crop = _crop(_face(SPECS["W06"], "trail"), 0.0, CARD_H_MM, 0.0, CARD_W_MM)
+    ppx, ppy = READ_W / CARD_W_MM, READ_H / CARD_H_MM
+    top, r = BLISTER_ROW_MM[CardKind.WALK], BLISTER_H_MM / 2
+    start = CARD_W_MM / 2 - (4 * BLISTER_MM + 3 * BLISTER_GAP_MM) / 2
+    colour = (110, 165, 230)
+    for i in range(4):
+        x = start + i * (BLISTER_MM + BLISTER_GAP_MM)
+        cy, axes = int((top + r) * ppy), (int(r * ppx), int(r * ppy))
+        cv2.ellipse(crop, (int((x + r) * ppx), cy), axes, 0, 90, 270, colour, 1, cv2.LINE_AA)
+        cv2.ellipse(crop, (int((x + BLISTER_MM - r) * ppx), cy), axes, 0, -90, 90, colour, 1, cv2.LINE_AA)
+        for y in (top, top + BLISTER_H_MM):
+            cv2.line(crop, (int((x + r) * ppx), int(y * ppy)), (int((x + BLISTER_MM - r) * ppx), int(y * ppy)),
+                     colour, 1, cv2.LINE_AA)
+    reading = read_card(crop, Deck.for_game("gladiola"))
+    assert reading.value == 6
+    assert reading.blisters is None

@@ -626,6 +626,41 @@ def _row_window(lab: np.ndarray, paper: np.ndarray, win: int, expected: int, rea
     return int(np.argmax(np.where(close, off_p, -1.0)))
 
 
+CHEQUER_ROW = 0.25
+"""Least share of a band row's pixels darker than 0.6 x the paper for the row to be taken for a
+FINISH banner's chequer (its squares darken half of each row; a plaster's outline is one short
+dark line per plaster)."""
+
+
+def _below_chequer(lab: np.ndarray, paper: np.ndarray, start: int, win: int, flipped: bool, reach: int) -> int:
+    """A FINISH's row window moved off the banner's chequer where it took some of it in.
+
+    The chequer ends 1 mm above the plaster row, so a quad a millimetre or two off puts it into
+    the window, and with no plaster there (the densest print then being the chequer's squares)
+    the window may settle on it: a card without plasters read as a dark, unreadable row. The
+    window is moved to start past the last chequer row on the banner's side of the band (the
+    band's upper half, or its lower half when ``flipped``), keeping room for the paper beyond.
+    """
+    dark_rows = (lab[..., 0] < 0.6 * paper[0]).mean(axis=1) > CHEQUER_ROW
+    n = len(dark_rows)
+    if flipped:
+        rows = [i for i in range(n // 2, n) if dark_rows[i]]
+        if rows and rows[0] < start + win:
+            moved = rows[0] - 1 - win
+            return moved if moved >= reach else start
+        return start
+    rows = [i for i in range(n // 2) if dark_rows[i]]
+    if rows and rows[-1] >= start:
+        moved = rows[-1] + 2
+        return moved if moved + win + 1 + reach <= n else start
+    return start
+
+
+PAPER_HUE, PAPER_SHADE = 12.0, 0.75
+"""A column beside the plaster row is paper in shade when its colour (Lab a, b) is within
+``PAPER_HUE`` of the paper's and its lightness at least ``PAPER_SHADE`` of the paper's."""
+
+
 def _paper_centre(sides: list[np.ndarray], paper: np.ndarray, at: float) -> float | None:
     """Centre column of the paper around column ``at``, judged in the rows just above and just
     below the plaster row (a column is paper when either side is: a title or a corner label
@@ -633,7 +668,11 @@ def _paper_centre(sides: list[np.ndarray], paper: np.ndarray, at: float) -> floa
     is not seen there) or is implausibly narrow."""
     paperish = np.zeros(sides[0].shape[1], bool)
     for side in sides:
-        paperish |= np.median(((side - paper) ** 2).sum(axis=2), axis=0) < 25 ** 2
+        med = np.median(side, axis=0)
+        paperish |= ((med - paper) ** 2).sum(axis=1) < 25 ** 2
+        # light falling off across the card darkens the paper without colouring it
+        paperish |= ((((med[:, 1:] - paper[1:]) ** 2).sum(axis=1) < PAPER_HUE ** 2)
+                     & (med[:, 0] >= PAPER_SHADE * paper[0]))
     n = len(paperish)
     c = int(np.clip(round(at), 0, n - 1))
     ends = []
@@ -721,6 +760,15 @@ def _waist_pieces(profile: np.ndarray, runs: list[list[int]], unit: float) -> in
     return sum(len(_split_at_dips(profile, (r[0], r[1]), unit)) for r in runs)
 
 
+ROW_LINE = 0.1
+"""Largest share of a clean band's row that may be marked: hollow plasters drawn in a hairline
+leave no column mostly marked but lines along the row."""
+MOST_PLASTERS = 5
+"""The longest plaster row any Via Gladiola card prints (rules: 0-5 on a walk card, 1-5 on a
+gladiola)."""
+CLEAN_GAP = 0.1
+"""Largest share of a gap's column taken by marks for the gap to part two plasters cleanly (blur
+along the row fills the gaps first)."""
 END_RUN_UNITS = 1.6
 """Longest run of marks (in plaster widths) at an end of a row that fills its band from side to
 side for the run to be one plaster joined to the border: longer, two plasters ran together there
@@ -755,6 +803,8 @@ def count_blisters_in_row(a: _Analysis, kind: CardKind, flipped: bool) -> tuple[
     win = int(round((BLISTER_H_MM + 1.6) * ppy))
     start = _row_window(lab, paper, win, int(round((search + beside) * ppy)) - int(round(0.8 * ppy)),
                         int(round(search * ppy)))
+    if kind is CardKind.FINISH:
+        start = _below_chequer(lab, paper, start, win, flipped, int(round(beside * ppy)))
     # compare with the paper just above and below the row, column by column, so glare or a
     # light gradient across the card does not wash out a plaster
     reach = int(round(beside * ppy))
@@ -800,16 +850,27 @@ def count_blisters_in_row(a: _Analysis, kind: CardKind, flipped: bool) -> tuple[
         # (pale plasters vanish into bright paper first)
         glare = float(np.median(lab[..., 0])) / 2.55  # L* in 0..100
         zero_conf = float(np.clip((a.sharp - 0.6) / 0.3, 0, 1)) * float(np.clip((97.5 - glare) / 2.0, 0, 1))
-        # (marks too short for a plaster keep a zero below ACCEPT: what they are is not known)
-        return 0, zero_conf * (1.0 if width == 0 else 0.45)
+        # marks too short for a plaster keep a zero below ACCEPT (what they are is not known),
+        # and so does a line along the row, the outline of plasters printed hollow (marked rows
+        # running on from the window's top or bottom are print beside the row: a FINISH's
+        # chequer)
+        share = marks.mean(axis=1)
+        inner = np.nonzero(share <= ROW_LINE)[0]
+        lined = len(inner) > 0 and float(share[inner[0]: inner[-1] + 1].max()) > ROW_LINE
+        return 0, zero_conf * (1.0 if width == 0 and not lined else 0.45)
     left, right = runs_lr[0][0], runs_lr[-1][1]
     left_touch, right_touch = left == 0, right == size
     if left_touch and right_touch:
-        # a full-width row merged with the border on both sides: only separate, plaster-long
-        # pieces can be counted
-        pieces = [r for r in runs_lr if 0.7 * unit <= r[1] - r[0] <= 1.3 * unit]
+        # a full-width row merged with the border on both sides (or a row of five filling the
+        # band): only separate, plaster-long pieces between its ends can be counted
+        inner = runs_lr[1:-1]
         ends = (runs_lr[0][1] - runs_lr[0][0], runs_lr[-1][1] - runs_lr[-1][0])
-        if len(pieces) != len(runs_lr) - 2 or a.sharp < 0.6 or max(ends) > END_RUN_UNITS * unit:
+        # sharp enough: the print's darkest ink says so, or the row itself, its pieces parted by
+        # columns where hardly a mark is left (a gladiola's print may be pale however sharp)
+        profile = marks.mean(axis=0)
+        parted = all(float(profile[p[1]:q[0]].min()) <= CLEAN_GAP for p, q in zip(runs_lr, runs_lr[1:]))
+        if (not inner or not all(0.7 * unit <= r[1] - r[0] <= 1.3 * unit for r in inner)
+                or (a.sharp < 0.6 and not parted) or max(ends) > END_RUN_UNITS * unit):
             return len(runs_lr), 0.0
         return len(runs_lr), 0.6
     full_sides = [full[part] for part in (above, below) if len(full[part]) >= 2]
@@ -841,7 +902,8 @@ def count_blisters_in_row(a: _Analysis, kind: CardKind, flipped: bool) -> tuple[
     count = max(1, int(round(total)))
     frac = abs(total - count)
     centre = (left + right) / 2
-    centred = abs(centre - centre_px) < tolerance
+    # (five separate, even plasters are a whole row wherever it seems to lie: no card prints more)
+    centred = abs(centre - centre_px) < tolerance or (pieces_ok and len(runs_lr) == MOST_PLASTERS)
     runs = len(runs_lr)
     conf = float(np.clip(1.0 - 3.0 * frac, 0, 1)) * (1.0 if centred else 0.2) * edge_factor
     if runs > count:
