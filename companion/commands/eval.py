@@ -23,8 +23,10 @@ def run(args: argparse.Namespace) -> int:
         readers: dict[str, CardReader] = {}
 
         def read(image, game):
-            # (still photos: the covered cards of spread hands are looked for, as ``read`` does)
-            reader = readers.setdefault(game, CardReader(PipelineConfig(deck=Deck.for_game(game), fans=True)))
+            # (still photos: the covered cards of spread hands are looked for and motion blur is
+            # taken out where it left a card unread, as ``read`` does)
+            reader = readers.setdefault(game, CardReader(PipelineConfig(deck=Deck.for_game(game), fans=True,
+                                                                        deblur=True)))
             reader.reset()  # every image is a new scene: no reading may come from another
             return reader.read_frame(image).to_json()
 

@@ -31,7 +31,8 @@ def read_image(path: str, game: str | None, profile: str | None = None):
 
     setup = load_setup(profile, game)
     image = load_image(path)
-    reader = CardReader(PipelineConfig(deck=Deck.for_game(game), known_cards=setup.known_cards, fans=True))
+    reader = CardReader(PipelineConfig(deck=Deck.for_game(game), known_cards=setup.known_cards, fans=True,
+                                        deblur=True))
     return setup.to_raw(reader.read_frame(setup.prepare(image)))
 
 
