@@ -387,12 +387,13 @@ class CardReader:
         """Fill in (in place) the fields that cards in full view left unread, from the frame
         with its motion blur taken out (see ``PipelineConfig.deblur``)."""
         todo = [k for k, (r, crop, det) in enumerate(zip(readings, crops, detections))
-                if r is not None and crop is not None and det.visible and _fields_open(r, self.config.deck)]
+                if r is not None and crop is not None and _fields_open(r, det.visible)]
         if not todo:
             return
         blur = estimate_motion_blur(image)
         if blur is None:
             return
+        h, w = image.shape[:2]
         margin = int(np.ceil(2 * blur.length)) + 4
         for k in todo:
             corners = detections[k].quad.as_array()
@@ -401,14 +402,25 @@ class CardReader:
             x0, y0 = max(0, x0), max(0, y0)
             region = deblur(image, blur, (x0, y0, x1, y1))
             crop = rectify(region, Quad.from_array(corners - np.float32([x0, y0])), self.config.rectify)
-            again = read_card(crop, self.config.deck)
             self.deblurred_reads += 1
+            again = None
+            if self.config.known_cards is not None and detections[k].visible:
+                # (the enrolled deck's look, where it knows the card: its plasters come with it)
+                inside = bool((corners >= 0).all() and (corners[:, 0] <= w - 1).all() and (corners[:, 1] <= h - 1).all())
+                again = self.config.known_cards(
+                    crop, None if inside else outside_mask((h, w), detections[k].quad, self.config.rectify))
+                if again is not None:
+                    readings[k] = _filled_in(readings[k], again)  # type: ignore[arg-type]
+                    continue
+            again = read_card(crop, self.config.deck)
             # a plaster row is taken from the deblurred crop only where a plaster is longer than
             # the blur (shorter ones come back no surer than the filter's ringing, which has the
             # blur's length), and never as no plasters at all: pale plasters smeared into the
             # paper do not come back
             plaster_px = min(detections[k].quad.side_lengths()) * BLISTER_MM / CARD_W_MM
-            if again.blisters is not None and (again.blisters == 0 or plaster_px < blur.length):
+            # (a partly hidden card's count stays with the checks made on its first reading)
+            if again.blisters is not None and (again.blisters == 0 or plaster_px < blur.length
+                                               or not detections[k].visible):
                 again = replace(again, blisters=None,
                                 field_confidences=replace(again.field_confidences, blisters=0.0))
             readings[k] = _filled_in(readings[k], again)  # type: ignore[arg-type]
@@ -532,14 +544,16 @@ TILE_SIDES_MM: dict[TileSize, tuple[float, float]] = {TileSize.SMALL: (34.0, 24.
 """(long, short) sides of the Via Appia road tiles in millimetres (the renderer's assumption)."""
 
 
-def _fields_open(reading: CardReading, deck: Deck) -> bool:
-    """Whether ``reading`` leaves open its kind or a field its kind carries."""
+def _fields_open(reading: CardReading, visible: bool = True) -> bool:
+    """Whether ``reading`` leaves open its kind or a field its kind carries (of a card flagged
+    partly hidden: its kind, value or date; its plasters may lie under another card)."""
     kind = reading.kind
     if kind is CardKind.UNKNOWN:
         return reading.face is not Face.TILE
     if kind in (CardKind.WALK, CardKind.FINISH) and reading.value is None:
         return True
-    if kind in (CardKind.WALK, CardKind.FINISH, CardKind.GLADIOLA, CardKind.START) and reading.blisters is None:
+    if visible and kind in (CardKind.WALK, CardKind.FINISH, CardKind.GLADIOLA, CardKind.START) and \
+            reading.blisters is None:
         return True
     return kind is CardKind.TIMELINE and reading.face is Face.DATE and reading.date is None
 
@@ -547,10 +561,12 @@ def _fields_open(reading: CardReading, deck: Deck) -> bool:
 def _filled_in(reading: CardReading, again: CardReading) -> CardReading:
     """``reading`` with the fields it left open taken from ``again``, a second reading of the
     same card (``again`` whole when ``reading`` did not know the kind; ``reading`` unchanged when
-    the two name different kinds)."""
+    the two name different kinds or read a field both hold differently)."""
     if reading.kind is CardKind.UNKNOWN:
         return again if again.kind is not CardKind.UNKNOWN else reading
-    if again.kind is not reading.kind:
+    if again.kind is not reading.kind or any(
+            a is not None and b is not None and a != b
+            for a, b in ((reading.value, again.value), (reading.blisters, again.blisters), (reading.date, again.date))):
         return reading
     f, g = reading.field_confidences, again.field_confidences
     value, value_conf = (again.value, g.value) if reading.value is None and again.value is not None else (

@@ -71,10 +71,14 @@ def _walk(value: int | None, blisters: int | None, kind: CardKind = CardKind.WAL
 
 
 def test_only_the_fields_left_open_are_filled_in() -> None:
-    assert _filled_in(_walk(23, None), _walk(28, 2)) == _walk(23, 2).__class__(
+    assert _filled_in(_walk(23, None), _walk(23, 2)) == CardReading(
         kind=CardKind.WALK, face=Face.FRONT, value=23, blisters=2, confidence=0.8,
         field_confidences=FieldConfidences(kind=0.9, value=0.9, blisters=0.8))
-    # another kind named: the first reading stands; an unknown card takes the second whole
+    filled = _filled_in(_walk(23, None), _walk(None, 2))
+    assert (filled.value, filled.blisters, filled.confidence) == (23, 2, 0.8)
+    # another card named (another value, another kind): the first reading stands; an unknown
+    # card takes the second whole
+    assert _filled_in(_walk(23, None), _walk(28, 2)) == _walk(23, None)
     assert _filled_in(_walk(None, None), _walk(None, 3, CardKind.GLADIOLA)) == _walk(None, None)
     assert _filled_in(CardReading(), _walk(12, 1)) == _walk(12, 1)
     assert _filled_in(CardReading(), CardReading()) == CardReading()
