@@ -264,9 +264,19 @@ class CardReader:
             return result
         kept = [o for o in result.observations
                 if o.visible or all(quad_iou(o.quad.as_array(), c.quad.as_array()) < FAN_SAME for c in cards)]
+        sharpened = None
         for card in cards:
             reading = read_fan_card(image, card, self.config.deck)
             self.reads += 1
+            if self.config.deblur and (reading.kind is CardKind.UNKNOWN or reading.value is None):
+                # (the strip read again from the frame with its motion blur taken out, as for the
+                # cards the detector found; estimated once for all the hand's covered cards)
+                if sharpened is None:
+                    blur = estimate_motion_blur(image)
+                    sharpened = image if blur is None else deblur(image, blur)
+                if sharpened is not image:
+                    reading = _filled_in(reading, read_fan_card(sharpened, card, self.config.deck))
+                    self.deblurred_reads += 1
             corners = np.roll(card.quad.as_array(), -2 if reading.flipped else 0, axis=0)
             kept.append(reading.observation(Quad.from_array(corners), visible=False))
         return FrameResult(result.width, result.height, tuple(kept))
