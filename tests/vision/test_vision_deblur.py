@@ -14,7 +14,7 @@ from samples.render.scene import BlurKind
 from samples.render.specs import Game
 from vision.deblur import MotionBlur, deblur, estimate_motion_blur
 from vision.errors import InvalidImageError
-from vision.pipeline import CardReader, PipelineConfig, _filled_in
+from vision.pipeline import PLAIN_SMEAR, CardReader, PipelineConfig, _filled_in
 from vision.read import Deck
 from vision.read.types import CardReading, Face
 from vision.types import CardKind, FieldConfidences
@@ -40,6 +40,19 @@ def test_the_length_and_direction_of_a_motion_blur_are_found(length: float, degr
     # (what matters for taking it out: how far the ends of the found line miss the true one's)
     off = math.radians((math.degrees(found.angle) - degrees + 90.0) % 180.0 - 90.0)
     assert length * abs(math.sin(off)) <= 1.5, f"found {math.degrees(found.angle):.0f} degrees for {degrees:.0f}"
+    assert found.prominence >= PLAIN_SMEAR  # (a plain smear: plasters may be counted after it)
+
+
+@pytest.mark.parametrize("radius", [2, 3])
+def test_a_defocused_frame_shows_no_plain_smear(radius: int) -> None:
+    # the deepest point of a defocused frame's cepstrum hardly stands out of its ring: plasters
+    # are not counted on crops deblurred with the motion kernel it suggests
+    kernel = np.zeros((2 * radius + 1, 2 * radius + 1), np.float32)
+    cv2.circle(kernel, (radius, radius), radius, 1.0, -1, cv2.LINE_AA)
+    defocused = cv2.filter2D(_sharp_scene(31), -1, kernel / kernel.sum())
+    ok, data = cv2.imencode(".jpg", defocused, [cv2.IMWRITE_JPEG_QUALITY, 85])
+    found = estimate_motion_blur(cv2.imdecode(data, cv2.IMREAD_COLOR))
+    assert found is not None and found.prominence < PLAIN_SMEAR
 
 
 def test_deblurring_brings_the_frame_back_towards_the_sharp_one() -> None:
