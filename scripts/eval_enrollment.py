@@ -58,6 +58,7 @@ from samples.render.specs import CardKind, CardSpec, Game, Side, default_specs  
 from samples.render.tables import TableKind  # noqa: E402
 from vision.deblur import MotionBlur, deblur, estimate_motion_blur  # noqa: E402
 from vision.detect import detect_cards  # noqa: E402
+from vision.pipeline import PLAIN_SMEAR  # noqa: E402
 from vision.rectify import RectifyConfig, outside_mask, rectify  # noqa: E402
 from vision.types import Quad  # noqa: E402
 
@@ -292,8 +293,8 @@ def dump_miss(directory: Path, name: str, crop: np.ndarray, truth: int, matcher:
 def _deblurred_match(matcher: DeckMatcher, image: np.ndarray, quad: Quad, blur: MotionBlur | None,
                      outside: np.ndarray | None) -> Match | None:
     """The matcher's answer for ``quad`` cut from ``image`` with ``blur`` taken out (None when no
-    blur was estimated)."""
-    if blur is None:
+    plain smear was estimated, as in the pipeline)."""
+    if blur is None or blur.prominence < PLAIN_SMEAR:
         return None
     corners = quad.as_array()
     margin = int(np.ceil(2 * blur.length)) + 4

@@ -40,9 +40,10 @@ TILE = 256
 """Side (pixels) of the square tiles whose power spectra are averaged."""
 MIN_TILE_STD = 2.0
 """Tiles flatter than this (gray levels, standard deviation) carry no spectrum worth averaging."""
-MAX_TILES = 48
+MAX_TILES = 32
 """At most this many tiles (the most textured ones) are transformed: enough for a stable average
-at any frame size, and a bound on the time (about 1 ms a tile)."""
+at any frame size, and a bound on the time (on the tuning stills' motion blurs 32 tiles found
+lengths and directions as well as 48)."""
 LENGTHS_PX = np.arange(3.0, 14.01, 0.5)
 """Peak distances searched (pixels): motion blurs of about 1.5 to 12.5 pixels."""
 ANGLES_DEG = np.arange(0.0, 180.0, 2.0)
