@@ -56,7 +56,7 @@ from samples.render.layouts import Placement  # noqa: E402
 from samples.render.scene import BlurKind, SceneConfig, render_scene  # noqa: E402
 from samples.render.specs import CardKind, CardSpec, Game, Side, default_specs  # noqa: E402
 from samples.render.tables import TableKind  # noqa: E402
-from vision.deblur import MotionBlur, deblur, estimate_motion_blur  # noqa: E402
+from vision.deblur import MotionBlur, deblurred_crop, estimate_motion_blur  # noqa: E402
 from vision.detect import detect_cards  # noqa: E402
 from vision.pipeline import PLAIN_SMEAR  # noqa: E402
 from vision.rectify import RectifyConfig, outside_mask, rectify  # noqa: E402
@@ -296,13 +296,7 @@ def _deblurred_match(matcher: DeckMatcher, image: np.ndarray, quad: Quad, blur: 
     plain smear was estimated, as in the pipeline)."""
     if blur is None or blur.prominence < PLAIN_SMEAR:
         return None
-    corners = quad.as_array()
-    margin = int(np.ceil(2 * blur.length)) + 4
-    x0, y0 = (np.floor(corners.min(axis=0)).astype(int) - margin).tolist()
-    x1, y1 = (np.ceil(corners.max(axis=0)).astype(int) + margin).tolist()
-    x0, y0 = max(0, x0), max(0, y0)
-    region = deblur(image, blur, (x0, y0, x1, y1))
-    return matcher.match(rectify(region, Quad.from_array(corners - np.float32([x0, y0])), CROP), outside)
+    return matcher.match(deblurred_crop(image, quad, blur, CROP), outside)
 
 
 def _filled_in_match(m: Match | None, again: Match | None) -> Match | None:

@@ -35,6 +35,8 @@ import cv2
 import numpy as np
 
 from vision.errors import InvalidImageError
+from vision.rectify import RectifyConfig, rectify
+from vision.types import Quad
 
 TILE = 256
 """Side (pixels) of the square tiles whose power spectra are averaged."""
@@ -82,9 +84,13 @@ class MotionBlur:
         return k / float(k.sum())
 
 
-def _gray(image: np.ndarray) -> np.ndarray:
+def _check(image: np.ndarray) -> None:
     if not isinstance(image, np.ndarray) or image.ndim not in (2, 3) or image.size == 0:
         raise InvalidImageError(f"expected a non-empty image array, got {getattr(image, 'shape', type(image))}")
+
+
+def _gray(image: np.ndarray) -> np.ndarray:
+    _check(image)
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
     return gray.astype(np.float32)
 
@@ -133,7 +139,7 @@ def estimate_motion_blur(image: np.ndarray) -> MotionBlur | None:
 def deblur(image: np.ndarray, blur: MotionBlur, box: tuple[int, int, int, int] | None = None) -> np.ndarray:
     """The region ``box`` (x0, y0, x1, y1; the whole image when None) of ``image`` with ``blur``
     taken back out (same dtype and channels as the image, clipped to 0..255)."""
-    _gray(image)  # (validates)
+    _check(image)
     h, w = image.shape[:2]
     x0, y0, x1, y1 = box if box is not None else (0, 0, w, h)
     x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
@@ -155,3 +161,15 @@ def deblur(image: np.ndarray, blur: MotionBlur, box: tuple[int, int, int, int] |
     out = out[pad:rh - pad, pad:rw - pad]
     out = np.clip(out, 0, 255).astype(image.dtype)
     return out[..., 0] if image.ndim == 2 else out
+
+
+def deblurred_crop(image: np.ndarray, quad: Quad, blur: MotionBlur, config: RectifyConfig) -> np.ndarray:
+    """The rectified crop of ``quad`` cut from ``image`` with ``blur`` taken out of the quad's
+    region (grown by twice the blur's length, so the filter sees the card's surroundings)."""
+    corners = quad.as_array()
+    margin = int(np.ceil(2 * blur.length)) + 4
+    x0, y0 = (np.floor(corners.min(axis=0)).astype(int) - margin).tolist()
+    x1, y1 = (np.ceil(corners.max(axis=0)).astype(int) + margin).tolist()
+    x0, y0 = max(0, x0), max(0, y0)
+    region = deblur(image, blur, (x0, y0, x1, y1))
+    return rectify(region, Quad.from_array(corners - np.float32([x0, y0])), config)

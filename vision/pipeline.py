@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 import cv2
 import numpy as np
 
-from vision.deblur import deblur, estimate_motion_blur
+from vision.deblur import deblur, deblurred_crop, estimate_motion_blur
 from vision.detect import TYPICAL_MAX_ASPECT, DetectConfig, detect_cards
 from vision.errors import InvalidImageError
 from vision.fan import FanCard, find_fans, overlap_share, quad_iou, read_fan_card
@@ -277,7 +277,7 @@ class CardReader:
                     blur = estimate_motion_blur(image)
                     sharpened = image if blur is None or blur.prominence < PLAIN_SMEAR else deblur(image, blur)
                 if sharpened is not image:
-                    reading = _filled_in(reading, read_fan_card(sharpened, card, self.config.deck))
+                    reading = _filled_in(reading, _sure_enough(read_fan_card(sharpened, card, self.config.deck)))
                     self.deblurred_reads += 1
             corners = np.roll(card.quad.as_array(), -2 if reading.flipped else 0, axis=0)
             kept.append(reading.observation(Quad.from_array(corners), visible=False))
@@ -396,8 +396,8 @@ class CardReader:
 
     def _read_deblurred(self, image: np.ndarray, readings: list[CardReading | None],
                         crops: list[np.ndarray | None], detections: Sequence[Detection]) -> None:
-        """Fill in (in place) the fields that cards in full view left unread, from the frame
-        with its motion blur taken out (see ``PipelineConfig.deblur``)."""
+        """Fill in (in place) the fields that cards left unread, from the frame with its
+        motion blur taken out (see ``PipelineConfig.deblur``)."""
         todo = [k for k, (r, crop, det) in enumerate(zip(readings, crops, detections))
                 if r is not None and crop is not None and _fields_open(r, det.visible)]
         if not todo:
@@ -406,14 +406,9 @@ class CardReader:
         if blur is None or blur.prominence < PLAIN_SMEAR:
             return
         h, w = image.shape[:2]
-        margin = int(np.ceil(2 * blur.length)) + 4
         for k in todo:
             corners = detections[k].quad.as_array()
-            x0, y0 = (np.floor(corners.min(axis=0)).astype(int) - margin).tolist()
-            x1, y1 = (np.ceil(corners.max(axis=0)).astype(int) + margin).tolist()
-            x0, y0 = max(0, x0), max(0, y0)
-            region = deblur(image, blur, (x0, y0, x1, y1))
-            crop = rectify(region, Quad.from_array(corners - np.float32([x0, y0])), self.config.rectify)
+            crop = deblurred_crop(image, detections[k].quad, blur, self.config.rectify)
             self.deblurred_reads += 1
             again = None
             if self.config.known_cards is not None and detections[k].visible:
@@ -424,13 +419,7 @@ class CardReader:
                 if again is not None:
                     readings[k] = _filled_in(readings[k], again)  # type: ignore[arg-type]
                     continue
-            again = read_card(crop, self.config.deck)
-            fc = again.field_confidences
-            if fc.value < DEBLURRED_SURE or fc.date < DEBLURRED_SURE:
-                # (a deblurred index read on a close call stays open: the filter can leave a
-                # second digit too faint, a 14 or 21 read as a lone 1 at 0.62-0.72)
-                again = replace(again, value=None if fc.value < DEBLURRED_SURE else again.value,
-                                date=None if fc.date < DEBLURRED_SURE else again.date)
+            again = _sure_enough(read_card(crop, self.config.deck))
             # a plaster row is taken from the deblurred crop only where a plaster is longer than
             # the blur (shorter ones come back no surer than the filter's ringing, which has the
             # blur's length), and never as no plasters at all: pale plasters smeared into the
@@ -573,6 +562,17 @@ of 106), and two of the three wrong counts and the one wrong kind below."""
 DEBLURRED_SURE = 0.75
 """Least confidence of a km value or date read from a deblurred crop (the fields read right on
 the tuning stills' blurred frames: 10% below 0.78; the three wrong ones at 0.62-0.72)."""
+
+
+def _sure_enough(again: CardReading) -> CardReading:
+    """A reading of a deblurred crop with its km value or date left open below
+    :data:`DEBLURRED_SURE` (the filter can leave a second digit too faint: a 14 or a 21 read as a
+    lone 1 at 0.62-0.72)."""
+    fc = again.field_confidences
+    if fc.value >= DEBLURRED_SURE and fc.date >= DEBLURRED_SURE:
+        return again
+    return replace(again, value=again.value if fc.value >= DEBLURRED_SURE else None,
+                   date=again.date if fc.date >= DEBLURRED_SURE else None)
 
 
 def _fields_open(reading: CardReading, visible: bool = True) -> bool:
