@@ -113,9 +113,9 @@ def estimate_motion_blur(image: np.ndarray) -> MotionBlur | None:
     is smaller than a tile or has no texture at all."""
     gray = _gray(image)
     h, w = gray.shape
-    tiles = [gray[y:y + TILE, x:x + TILE] for y in range(0, h - TILE + 1, TILE // 2)
-             for x in range(0, w - TILE + 1, TILE // 2)]
-    tiles = sorted((t for t in tiles if float(t.std()) >= MIN_TILE_STD), key=lambda t: -float(t.std()))[:MAX_TILES]
+    textured = [(float(t.std()), t) for t in (gray[y:y + TILE, x:x + TILE] for y in range(0, h - TILE + 1, TILE // 2)
+                                              for x in range(0, w - TILE + 1, TILE // 2))]
+    tiles = [t for sd, t in sorted(textured, key=lambda st: -st[0]) if sd >= MIN_TILE_STD][:MAX_TILES]
     if not tiles:
         return None
     window = np.outer(np.hanning(TILE), np.hanning(TILE)).astype(np.float32)

@@ -652,7 +652,7 @@ def read_fan_card(image: np.ndarray, card: FanCard, deck: Deck, margin_mm: float
     # and a count from the strip (its row mirrored at the card's centre line, or measured from the
     # row's start) needs the crop on the card to a millimetre (rendered spread hand 7: W04's two
     # plasters counted three at 0.8 in a crop 2 mm narrower than the card)
-    reading = replace(reading, blisters=None, field_confidences=replace(reading.field_confidences, blisters=0.0))
+    reading = reading.without_blisters()
     if reading.value is not None and reading.field_confidences.value < LONE_END:
         # one index in view, the other end under the cards on it: a close call stays open
         # (tuning still 1101800/33: W40's strip, its 4 cut at the crop's top, read 10 at 0.51;

@@ -326,11 +326,7 @@ class CardReader:
             if readable and (hit is None or self.config.keep_images):
                 crop = rectify(image, det.quad, self.config.rectify)
             if hit is None and det.visible and crop is not None and self.config.known_cards is not None:
-                corners_xy = det.quad.as_array()
-                inside = bool((corners_xy >= 0).all() and (corners_xy[:, 0] <= w - 1).all()
-                              and (corners_xy[:, 1] <= h - 1).all())
-                outside = None if inside else outside_mask((h, w), det.quad, self.config.rectify)
-                hit = self.config.known_cards(crop, outside)
+                hit = self.config.known_cards(crop, _outside(image.shape, det.quad, self.config.rectify))
                 if hit is not None:
                     self.known_reads += 1
                     fresh.append((k, corners, thumb))
@@ -339,7 +335,7 @@ class CardReader:
                 hit = read_card(crop, self.config.deck) if readable_now else CardReading()
                 if not det.visible and hit.blisters is not None and not (
                         _row_in_view(det, detections, image.shape, hit) and _count_holds(image, det, hit, self.config)):
-                    hit = replace(hit, blisters=None, field_confidences=replace(hit.field_confidences, blisters=0.0))
+                    hit = hit.without_blisters()
                 self.reads += 1
                 if det.visible and readable and _retry_turned(hit, det.quad):
                     turned_quad = Quad.from_array(np.roll(Quad.card_order(det.quad.as_array()).as_array(), -1, axis=0))
@@ -405,17 +401,12 @@ class CardReader:
         blur = estimate_motion_blur(image)
         if blur is None or blur.prominence < PLAIN_SMEAR:
             return
-        h, w = image.shape[:2]
         for k in todo:
-            corners = detections[k].quad.as_array()
             crop = deblurred_crop(image, detections[k].quad, blur, self.config.rectify)
             self.deblurred_reads += 1
-            again = None
             if self.config.known_cards is not None and detections[k].visible:
                 # (the enrolled deck's look, where it knows the card: its plasters come with it)
-                inside = bool((corners >= 0).all() and (corners[:, 0] <= w - 1).all() and (corners[:, 1] <= h - 1).all())
-                again = self.config.known_cards(
-                    crop, None if inside else outside_mask((h, w), detections[k].quad, self.config.rectify))
+                again = self.config.known_cards(crop, _outside(image.shape, detections[k].quad, self.config.rectify))
                 if again is not None:
                     readings[k] = _filled_in(readings[k], again)  # type: ignore[arg-type]
                     continue
@@ -429,8 +420,7 @@ class CardReader:
             # reading)
             if again.blisters is not None and (again.blisters == 0 or plaster_px < blur.length
                                                or not detections[k].visible):
-                again = replace(again, blisters=None,
-                                field_confidences=replace(again.field_confidences, blisters=0.0))
+                again = again.without_blisters()
             readings[k] = _filled_in(readings[k], again)  # type: ignore[arg-type]
 
     def reset(self) -> None:
@@ -562,6 +552,15 @@ of 106), and two of the three wrong counts and the one wrong kind below."""
 DEBLURRED_SURE = 0.75
 """Least confidence of a km value or date read from a deblurred crop (the fields read right on
 the tuning stills' blurred frames: 10% below 0.78; the three wrong ones at 0.62-0.72)."""
+
+
+def _outside(shape: tuple[int, ...], quad: Quad, config: RectifyConfig) -> np.ndarray | None:
+    """The crop pixels of ``quad`` that come from outside an image of ``shape`` (None when the
+    quad lies inside it), as the enrolled deck's hook takes them."""
+    h, w = shape[:2]
+    corners = quad.as_array()
+    inside = bool((corners >= 0).all() and (corners[:, 0] <= w - 1).all() and (corners[:, 1] <= h - 1).all())
+    return None if inside else outside_mask((h, w), quad, config)
 
 
 def _sure_enough(again: CardReading) -> CardReading:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 
 from vision.types import CardDate, CardKind, CardObservation, FieldConfidences, Quad
@@ -94,6 +94,10 @@ class CardReading:
     """Where a line of ink lies under the year of a date side (a card printed with a full date,
     ``d.m.yyyy``): ``(x0, y0, x1, y1)`` as fractions of the upright card; None when none does.
     The Tesseract fallback reads it when the reader gave the year alone."""
+
+    def without_blisters(self) -> CardReading:
+        """This reading with its plaster count left open (confidence 0)."""
+        return replace(self, blisters=None, field_confidences=replace(self.field_confidences, blisters=0.0))
 
     def observation(self, quad: Quad, visible: bool = True, image: object = None) -> CardObservation:
         """A :class:`CardObservation` for ``quad`` (ordered as read: the card's true top-left first)."""
