@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 import cv2
 import numpy as np
 
-from vision.deblur import deblur, deblurred_crop, estimate_motion_blur
+from vision.deblur import MotionBlur, deblur, deblurred_crop, estimate_motion_blur
 from vision.detect import TYPICAL_MAX_ASPECT, DetectConfig, detect_cards
 from vision.errors import InvalidImageError
 from vision.fan import FanCard, find_fans, overlap_share, quad_iou, read_fan_card
@@ -216,6 +216,9 @@ class CardReader:
         self._last_frame = 0
         """The frame the reused detections were made in."""
         self._unsure = False
+        self._smear: tuple[MotionBlur | None] | None = None
+        """The plain smear of the frame being read, once estimated (None: not yet; see
+        :meth:`_plain_smear`)."""
         """Whether the last frame had a card read unsure (see ``recheck_frames``)."""
         self._sizes: deque[tuple[float, float]] = deque(maxlen=SIZES_KEPT)
         """(short, long) sides of the cards lately read sure in full view (see :meth:`card_size`)."""
@@ -274,8 +277,8 @@ class CardReader:
                 # (the strip read again from the frame with its motion blur taken out, as for the
                 # cards the detector found; estimated once for all the hand's covered cards)
                 if sharpened is None:
-                    blur = estimate_motion_blur(image)
-                    sharpened = image if blur is None or blur.prominence < PLAIN_SMEAR else deblur(image, blur)
+                    blur = self._plain_smear(image)
+                    sharpened = image if blur is None else deblur(image, blur)
                 if sharpened is not image:
                     reading = _filled_in(reading, _sure_enough(read_fan_card(sharpened, card, self.config.deck)))
                     self.deblurred_reads += 1
@@ -303,6 +306,7 @@ class CardReader:
 
     def read_detections(self, image: np.ndarray, detections: Sequence[Detection]) -> FrameResult:
         """Read the cards at given detections (e.g. quads kept by a tracker)."""
+        self._smear = None  # (a new frame)
         h, w = image.shape[:2]
         readings: list[CardReading | None] = []
         crops: list[np.ndarray | None] = []
@@ -390,6 +394,15 @@ class CardReader:
                     self._sizes.append((float(short), float(long)))
         return FrameResult(w, h, tuple(observations))
 
+    def _plain_smear(self, image: np.ndarray) -> MotionBlur | None:
+        """The motion blur of the frame being read when it is plain (:data:`PLAIN_SMEAR`), else
+        None; estimated once per frame (the detected cards and a spread hand's covered strips
+        share it)."""
+        if self._smear is None:
+            blur = estimate_motion_blur(image)
+            self._smear = (blur if blur is not None and blur.prominence >= PLAIN_SMEAR else None,)
+        return self._smear[0]
+
     def _read_deblurred(self, image: np.ndarray, readings: list[CardReading | None],
                         crops: list[np.ndarray | None], detections: Sequence[Detection]) -> None:
         """Fill in (in place) the fields that cards left unread, from the frame with its
@@ -398,8 +411,8 @@ class CardReader:
                 if r is not None and crop is not None and _fields_open(r, det.visible)]
         if not todo:
             return
-        blur = estimate_motion_blur(image)
-        if blur is None or blur.prominence < PLAIN_SMEAR:
+        blur = self._plain_smear(image)
+        if blur is None:
             return
         for k in todo:
             crop = deblurred_crop(image, detections[k].quad, blur, self.config.rectify)
