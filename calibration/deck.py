@@ -116,7 +116,7 @@ import os
 import re
 import tempfile
 import zipfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
@@ -140,6 +140,7 @@ from calibration.features import (
     best_nudge,
     blister_slots,
     blur_kernels,
+    blur_chroma,
     blur_luma,
     blur_margin,
     describe,
@@ -152,6 +153,8 @@ from calibration.features import (
     quarter_turn,
     quarter_turn_mask,
     rotate_180,
+    shifted,
+    to_chroma_grid,
     warp_luma,
 )
 
@@ -589,7 +592,9 @@ class MatchConfig:
     ``slot_sure``, ``slot_seen``, ``slot_reach``: a blister slot reads as showing a blister (or
     none) when the query lies at least the first of the way from the candidates without (with)
     one towards those with one (without), on the slot's pixels grown by ``slot_reach``, of which
-    at least ``slot_seen`` must be in view (:meth:`DeckMatcher._blister_reading`);
+    at least ``slot_seen`` must be in view (:meth:`DeckMatcher._blister_reading`; by the
+    blisters' colour, :meth:`DeckMatcher._colour_count`, when lightness leaves candidates
+    apart only by their counts);
     ``count_lead``: a leader ahead by at least this much (below the thresholds above) is the
     answer when the blisters read slot by slot leave no candidate within the threshold of it;
     ``digit_lead``, ``digit_share``, ``digit_hidden``, ``digit_seen``, ``digit_corr``,
@@ -703,6 +708,7 @@ class _Views:
         self._blurred: dict[int, np.ndarray] = {}
         self._blurred_shifted: dict[int, np.ndarray] = {}
         self._nudged: dict[int, np.ndarray] = {}
+        self._colour: dict[int, np.ndarray] = {}
 
     @property
     def query(self) -> Descriptor:
@@ -718,6 +724,7 @@ class _Views:
     def kernel(self, kernel: np.ndarray | None) -> None:
         self._kernel = kernel
         self.margin = blur_margin(kernel)
+        self._colour = {}
 
     def shifted(self, card: int) -> np.ndarray:
         """``card``'s template at the shift that fits the query best."""
@@ -749,6 +756,14 @@ class _Views:
         if card not in self._blurred:
             self._blurred[card] = blur_luma(self.view(card), self.kernel)
         return self._blurred[card]
+
+    def colour(self, card: int) -> np.ndarray:
+        """``card``'s chroma template at its best shift, blurred like the query."""
+        if card not in self._colour:
+            dx, dy = self._m._bank.moves[self._shifts[card]]
+            chroma = shifted(self._m._luma[card], self._m.deck.chroma[card].astype(np.float32), dx, dy)[1]
+            self._colour[card] = blur_chroma(chroma, self.kernel)
+        return self._colour[card]
 
 
 class DeckMatcher:
@@ -984,8 +999,12 @@ class DeckMatcher:
         scores = " ".join(f"{self.deck.labels[c].identity}:{worst[k]:.2f}" for k, c in enumerate(close))
         if all(self.deck.labels[u].kind is mine.kind and self.deck.labels[u].value == mine.value
                and self.deck.labels[u].year == mine.year for u in undecided):
+            counted, why = self._colour_count(q, [winner, *undecided], views, usable, hidden_cells)
+            if counted is not None:
+                return self._answer(counted, bool(orient[best]), fit * 0.5, float(dist[counted]),
+                                    blisters_sure=True), why
             return self._answer(winner, bool(orient[best]), fit * 0.5, float(dist[winner]), blisters_sure=False), \
-                "blisters open: " + scores
+                "blisters open: " + scores + (f"; {why}" if why else "")
         return None, "undecided: " + scores
 
     def _blurred_best(self, queries: tuple[Descriptor, Descriptor],
@@ -1147,44 +1166,109 @@ class DeckMatcher:
         a finger lying over the column can look like blank card.
         """
         cfg = self.config
-        fields = [self.deck.labels[c].blisters for c in cards]
-        if not self._slots or any(b is None for b in fields):
+        counts = self._counts(cards)
+        if counts is None:
             return None
-        counts = [b or 0 for b in fields]
-        grow = np.ones((cfg.slot_reach, cfg.slot_reach), np.uint8)
         # Glare or coloured light changes how strongly blisters stand out; the slots where every
         # candidate has one tell by how much (a gain kept within [1/3, 3]).
-        shared = np.zeros((LUMA_H, LUMA_W), bool)
-        for slot in self._slots[:min(counts)]:
-            shared |= cv2.dilate(slot.astype(np.uint8), grow).astype(bool)
-        shared &= usable
-        gain = 1.0
-        if shared.any():
-            t = np.mean([views.blurred(c) for c in cards], axis=0)[shared]
-            gain = float(np.clip((q.luma[shared] * t).sum() / max(float((t * t).sum()), 1e-6), 1 / 3, 3.0))
+        gain = self._shared_gain(cards, counts, usable, q.luma, views.blurred, lambda m: m)
+        gain = 1.0 if gain is None else float(np.clip(gain, 1 / 3, 3.0))
         near_hidden = cv2.dilate(hidden.reshape(GRID_H, GRID_W).astype(np.uint8), np.ones((3, 3), np.uint8))
         reading: dict[int, bool] = {}
-        for k, slot in enumerate(self._slots, start=1):
-            have = [c for c, b in zip(cards, counts) if b >= k]
-            lack = [c for c, b in zip(cards, counts) if b < k]
-            if not have or not lack or not slot.any():
-                continue
-            region = cv2.dilate(slot.astype(np.uint8), grow).astype(bool)
-            if float(usable[region].mean()) < cfg.slot_seen:
-                return None
-            a = np.mean([views.blurred(c) for c in have], axis=0)[region]
-            b = np.mean([views.blurred(c) for c in lack], axis=0)[region]
-            d = a - b
-            spread = float((d * d).sum())
-            if spread < 1e-6:
-                return None
-            e = float((d * (2 * q.luma[region] / gain - a - b)).sum()) / spread
-            if abs(e) < cfg.slot_sure:
+        for k, slot, e in self._slot_leans(cards, counts, usable, gain, q.luma, views.blurred, lambda m: m):
+            if e is None or abs(e) < cfg.slot_sure:
                 return None
             if e < 0 and (float(hidden.mean()) > cfg.hidden_clean or _pixels_to_cells(slot, near_hidden)):
                 return None
             reading[k] = e > 0
         return reading
+
+    def _counts(self, cards: Sequence[int]) -> list[int] | None:
+        """The blister counts of ``cards``, or None when the deck prints no blister slots or one of
+        the cards has no count."""
+        fields = [self.deck.labels[c].blisters for c in cards]
+        if not self._slots or any(b is None for b in fields):
+            return None
+        return [b or 0 for b in fields]
+
+    def _shared_gain(self, cards: Sequence[int], counts: Sequence[int], usable: np.ndarray, query: np.ndarray,
+                     template: Callable[[int], np.ndarray], grid: Callable[[np.ndarray], np.ndarray]) -> float | None:
+        """How strongly the query shows the blisters that every one of ``cards`` prints, against
+        their ``template`` (laid over the query), on the ``usable`` part of those slots (grown by
+        ``MatchConfig.slot_reach``; ``grid`` maps a luma pixel mask to the template's grid); None
+        when none of them is in view."""
+        grow = np.ones((self.config.slot_reach, self.config.slot_reach), np.uint8)
+        shared = np.zeros((LUMA_H, LUMA_W), bool)
+        for slot in self._slots[:min(counts)]:
+            shared |= cv2.dilate(slot.astype(np.uint8), grow).astype(bool)
+        shared = grid(shared & usable)
+        if not shared.any():
+            return None
+        t = np.mean([template(c) for c in cards], axis=0)[shared]
+        return float((query[shared] * t).sum() / max(float((t * t).sum()), 1e-6))
+
+    def _slot_leans(self, cards: Sequence[int], counts: Sequence[int], usable: np.ndarray, gain: float,
+                    query: np.ndarray, template: Callable[[int], np.ndarray], grid: Callable[[np.ndarray], np.ndarray]
+                    ) -> Iterator[tuple[int, np.ndarray, float | None]]:
+        """For every slot k where ``cards`` disagree: (k, the slot, where the query (scaled by
+        ``1 / gain``) lies between the mean ``template`` of the cards without a blister there
+        (-1) and of those with one (+1)), on the slot grown by ``MatchConfig.slot_reach``; the
+        lean is None when less than ``MatchConfig.slot_seen`` of that is ``usable`` or the two
+        look alike there."""
+        cfg = self.config
+        grow = np.ones((cfg.slot_reach, cfg.slot_reach), np.uint8)
+        for k, slot in enumerate(self._slots, start=1):
+            have = [c for c, b in zip(cards, counts) if b >= k]
+            lack = [c for c, b in zip(cards, counts) if b < k]
+            if not have or not lack or not slot.any():
+                continue
+            grown = cv2.dilate(slot.astype(np.uint8), grow).astype(bool)
+            if float(usable[grown].mean()) < cfg.slot_seen:
+                yield k, slot, None
+                continue
+            region = grid(grown)
+            a = np.mean([template(c) for c in have], axis=0)[region]
+            b = np.mean([template(c) for c in lack], axis=0)[region]
+            d = a - b
+            spread = float((d * d).sum())
+            yield k, slot, (None if spread < 1e-6 else float((d * (2 * query[region] / gain - a - b)).sum()) / spread)
+
+    def _colour_count(self, q: Descriptor, cards: Sequence[int], views: _Views, usable: np.ndarray,
+                      hidden: np.ndarray) -> tuple[int | None, str]:
+        """The card of ``cards`` (printed alike but for their blister counts, the leader first)
+        whose count the blister colour shows, slot by slot, or None; and why.
+
+        Blur or glare can leave the lightness of a blister column between two counts while the
+        blisters' colour still stands apart from the card: each slot where the candidates differ
+        is read as :meth:`_blister_reading` reads lightness, on the chroma of the candidates laid
+        over the query at their best shift and blurred like it (the query's colour scaled by how
+        strongly the slots that every candidate fills show it, which must be between a third and
+        three times their enrolled colour). Every slot must read surely
+        (``MatchConfig.slot_sure``); a slot reads blank only when no cell in or next to it is
+        hidden (a card over the column looks like blank card, glare washes a blister's colour
+        out; each leaves hidden cells beside the slot).
+        """
+        cfg = self.config
+        counts = self._counts(cards)
+        if counts is None or len(set(counts)) < 2:
+            return None, ""
+        gain = self._shared_gain(cards, counts, usable, q.chroma, views.colour, to_chroma_grid)
+        if gain is None or not 1 / 3 <= gain <= 3.0:
+            return None, ("colour count: no blister in view that every candidate prints" if gain is None else
+                          f"colour count: the blisters every candidate prints show {gain:.2f} of their colour")
+        near_hidden = cv2.dilate(hidden.reshape(GRID_H, GRID_W).astype(np.uint8), np.ones((3, 3), np.uint8))
+        reading: dict[int, float] = {}
+        for k, slot, e in self._slot_leans(cards, counts, usable, gain, q.chroma, views.colour, to_chroma_grid):
+            if e is None or abs(e) < cfg.slot_sure:
+                return None, f"colour count: slot {k} unread ({'hidden or alike' if e is None else f'{e:.2f}'})"
+            if e < 0 and _pixels_to_cells(slot, near_hidden):
+                return None, f"colour count: slot {k} blank at {e:.2f} but may be covered"
+            reading[k] = e
+        fits = [c for c, b in zip(cards, counts) if all((b >= k) == (e > 0) for k, e in reading.items())]
+        slots = " ".join(f"{k}:{e:.2f}" for k, e in reading.items())
+        if not fits:
+            return None, f"colour count: no candidate fits slots {slots}"
+        return fits[0], f"colour count: slots {slots} (gain {gain:.2f})"
 
     def _hidden_cells(self, q: Descriptor, cards: Sequence[int], views: _Views, sharp: np.ndarray) -> np.ndarray:
         """Cells (boolean, grid order) where the query fits none of ``cards``.

@@ -189,6 +189,24 @@ def blur_luma(luma: np.ndarray, kernel: np.ndarray | None) -> np.ndarray:
     return np.clip(b * (float(luma.std()) / max(float(b.std()), 1e-3)), -CLIP, CLIP)
 
 
+def blur_chroma(chroma: np.ndarray, kernel: np.ndarray | None) -> np.ndarray:
+    """A chroma descriptor (H x W x 2, at half the luma resolution) seen through a luma ``kernel``
+    (None: unchanged), the kernel shrunk to the chroma grid; colour keeps its strength here (the
+    print's colour spreads out, it is not rescaled as :func:`blur_luma` rescales lightness)."""
+    if kernel is None:
+        return chroma
+    n = max(1, int(round(kernel.shape[0] * CHROMA_W / LUMA_W)))
+    k = cv2.resize(kernel.astype(np.float32), (n, n), interpolation=cv2.INTER_AREA)
+    k /= max(float(k.sum()), 1e-9)
+    return cv2.filter2D(chroma, -1, k, borderType=cv2.BORDER_REFLECT)
+
+
+def to_chroma_grid(mask: np.ndarray, share: float = 0.5) -> np.ndarray:
+    """A (LUMA_H, LUMA_W) boolean pixel mask on the chroma grid: the chroma pixels of which at
+    least ``share`` is marked."""
+    return cv2.resize(mask.astype(np.float32), (CHROMA_W, CHROMA_H), interpolation=cv2.INTER_AREA) >= share
+
+
 def blur_margin(kernel: np.ndarray | None, share: float = 0.03) -> np.ndarray:
     """Pixels (boolean, H x W) of a luma descriptor that a blur through ``kernel`` fills partly
     (more than ``share`` of their weight) from outside the descriptor.

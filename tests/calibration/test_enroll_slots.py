@@ -7,8 +7,8 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration.deck import CardLabel, DeckGame, DeckKind, DeckMatcher, _pixels, _Views, enroll
-from calibration.features import BORDER, GRID_H, GRID_W, LUMA_H, LUMA_W, blister_slots, describe, rotate_180
+from calibration.deck import CardLabel, DeckGame, DeckKind, DeckMatcher, MatchConfig, _pixels, _Views, enroll
+from calibration.features import BORDER, GRID_H, GRID_W, LUMA_H, LUMA_W, Descriptor, blister_slots, describe, rotate_180
 from tests.calibration.blur import streak
 from tests.calibration.test_enroll_accuracy import H, W, seen, slate
 
@@ -56,8 +56,9 @@ def test_a_count_missing_from_the_deck_joins_the_slot_below():
     assert abs(xs.mean() - blister_centre(1)[0]) < 1.5
 
 
-def _reading(matcher: DeckMatcher, crop: np.ndarray, cards: list[str]) -> dict[int, bool] | None:
-    """The slot reading of ``crop`` among ``cards``, the query laid the way round the first card fits."""
+def _laid(matcher: DeckMatcher, crop: np.ndarray, cards: list[str]) -> tuple[Descriptor, list[int], _Views, np.ndarray]:
+    """The query of ``crop`` laid the way round the first of ``cards`` fits, the cards' indices,
+    their views and the hidden cells, as the matcher compares them."""
     ids = [lab.identity for lab in matcher.deck.labels]
     idx = [ids.index(c) for c in cards]
     q0 = describe(crop)
@@ -66,8 +67,29 @@ def _reading(matcher: DeckMatcher, crop: np.ndarray, cards: list[str]) -> dict[i
     o = int(np.argmin([found[0][0][idx[0]], found[1][0][idx[0]]]))
     views = _Views(matcher, queries[o], found[o][2], _pixels(~found[o][1]))
     views.kernel = matcher._query_blur(queries[o], views.shifted(idx[0]), views.usable)
-    hidden = matcher._hidden_cells(queries[o], idx, views, found[o][1])
-    return matcher._blister_reading(queries[o], idx, views, _pixels(~hidden), hidden)
+    return queries[o], idx, views, matcher._hidden_cells(queries[o], idx, views, found[o][1])
+
+
+def _reading(matcher: DeckMatcher, crop: np.ndarray, cards: list[str]) -> dict[int, bool] | None:
+    """The slot reading of ``crop`` among ``cards``."""
+    q, idx, views, hidden = _laid(matcher, crop, cards)
+    return matcher._blister_reading(q, idx, views, _pixels(~hidden), hidden)
+
+
+def _under_a_card(card: np.ndarray) -> np.ndarray:
+    """``card`` with a card of its own colour lying over blisters 4 and 5, its frame in view."""
+    card = card.copy()
+    cv2.rectangle(card, (W - 80, 145), (W, H), (74, 58, 48), -1)
+    cv2.line(card, (W - 80, 145), (W - 80, H), (236, 240, 242), 3)
+    cv2.line(card, (W - 80, 145), (W, 145), (236, 240, 242), 3)
+    return card
+
+
+def _covered_w38() -> np.ndarray:
+    """W38 under a card lying over blisters 4 and 5, and a green mark beside the column."""
+    card = _under_a_card(slate(next(lab for lab in DECK if lab.identity == "W38")))
+    cv2.circle(card, (W - 130, 300), 22, (20, 200, 20), -1)
+    return card
 
 
 @pytest.mark.parametrize("identity, shown", [("W38", {4: True, 5: True}), ("W35", {4: False, 5: False}),
@@ -81,12 +103,7 @@ def test_blisters_are_read_slot_by_slot_under_blur(matcher, identity, shown):
 def test_a_slot_next_to_hidden_print_does_not_read_blank(matcher):
     """A card lying over the blister column looks like blank card: with its edge hidden beside the
     column, the count is left open rather than read as three."""
-    card = slate(next(lab for lab in DECK if lab.identity == "W38"))
-    cv2.rectangle(card, (W - 80, 145), (W, H), (74, 58, 48), -1)  # over blisters 4 and 5
-    cv2.line(card, (W - 80, 145), (W - 80, H), (236, 240, 242), 3)
-    cv2.line(card, (W - 80, 145), (W, 145), (236, 240, 242), 3)
-    cv2.circle(card, (W - 130, 300), 22, (20, 200, 20), -1)
-    assert _reading(matcher, seen(card, 2), ["W38", "W35", "W30"]) is None
+    assert _reading(matcher, seen(_covered_w38(), 2), ["W38", "W35", "W30"]) is None
     # The same card with nothing over it reads as it is.
     assert _reading(matcher, seen(slate(next(lab for lab in DECK if lab.identity == "W38")), 2),
                     ["W38", "W35", "W30"]) == {4: True, 5: True}
@@ -108,3 +125,58 @@ def test_the_count_settles_a_tie_only_for_a_leader_it_fits(matcher, monkeypatch)
     assert matcher._count_decides(None, close, *args) == ""
     monkeypatch.setattr(DeckMatcher, "_blister_reading", lambda *a: None)
     assert matcher._count_decides(None, close, *args) == ""
+
+
+def _colour_count(matcher: DeckMatcher, crop: np.ndarray, cards: list[str]) -> tuple[str | None, str]:
+    """The card of ``cards`` that the blister colour names in ``crop``, and why."""
+    q, idx, views, hidden = _laid(matcher, crop, cards)
+    card, why = matcher._colour_count(q, idx, views, _pixels(~hidden), hidden)
+    return (None if card is None else matcher.deck.labels[card].identity), why
+
+
+
+@pytest.mark.parametrize("identity", ["W38", "W35", "W30"])
+def test_the_blister_colour_names_the_count(matcher, identity):
+    label = next(lab for lab in DECK if lab.identity == identity)
+    crop = seen(slate(label), 5, turned=True, blur=streak(9, 60.0))
+    # Whichever candidate leads, the card shown is named.
+    for order in (["W38", "W35", "W30"], ["W30", "W38", "W35"], ["W35", "W30", "W38"]):
+        found, why = _colour_count(matcher, crop, order)
+        assert found == identity, why
+
+
+def test_the_blister_colour_never_reads_a_covered_slot_as_blank(matcher):
+    """The card over blisters 4 and 5 shows the card's own colour there: the colour count stays
+    open rather than naming W35."""
+    found, why = _colour_count(matcher, seen(_covered_w38(), 2), ["W38", "W35", "W30"])
+    assert found is None and "covered" in why, why
+
+
+def test_blisters_without_their_colour_are_not_counted(matcher):
+    """Blisters as light as ever but grey (their colour lost to the light): no count, rather
+    than every slot read as blank."""
+    card = slate(next(lab for lab in DECK if lab.identity == "W38"))
+    column = card[:, W - 60:W - 12]
+    card[:, W - 60:W - 12] = cv2.cvtColor(cv2.cvtColor(column, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+    found, why = _colour_count(matcher, seen(card, 5), ["W38", "W35", "W30"])
+    assert found is None and "colour" in why, why
+
+
+GLADIOLAS = tuple(CardLabel(f"G{b}", DeckKind.GLADIOLA, None, b) for b in range(1, 6))
+
+
+def test_the_colour_count_settles_twins_the_lightness_leaves_open(monkeypatch):
+    """Gladiolas differ only in their blisters. With every lightness comparison left undecided (as
+    a long smear can leave them), the blister colour gives the count. (The walks of ``DECK`` are
+    enrolled too: a deck of gladiolas alone would not show where it prints each blister; close
+    looks are always compared, so that the comparison is reached.)"""
+    deck = enroll(DeckGame.GLADIOLA, [(lab, slate(lab)) for lab in DECK + GLADIOLAS])
+    matcher = DeckMatcher(deck, MatchConfig(always_check=1e9))
+    monkeypatch.setattr(DeckMatcher, "_pair_evidence", lambda *a, **k: 0.0)
+    for label in GLADIOLAS:
+        m, why = matcher.explain(seen(slate(label), 3, blur=streak(9, 30.0)))
+        assert m is not None and m.blisters == label.blisters and why.startswith("colour count"), why
+    # Without the colour count, the same comparisons leave the count open.
+    monkeypatch.setattr(DeckMatcher, "_colour_count", lambda *a: (None, ""))
+    m, why = matcher.explain(seen(slate(GLADIOLAS[2]), 3, blur=streak(9, 30.0)))
+    assert m is not None and m.blisters is None, why
