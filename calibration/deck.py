@@ -680,6 +680,22 @@ class Match:
     turned: bool = False
 
 
+def ways_round(found: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]], outlier: float
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """For every card, which way round (0: as given, 1: turned by 180 degrees) fits the query
+    better, and its distance that way, given :meth:`DeckMatcher._dist` of both ways.
+
+    Each way leaves out the cells that fit no card; the way that leaves out more must fit the
+    rest that much better, as if those cells misfit by ``outlier``: turned round, the one word of
+    a plain card fits nothing and is left out, and its frame alone can fit a little better than
+    the whole card the right way round.
+    """
+    dist2 = np.stack([d for d, _, _ in found])
+    left_out = np.array([float(out.mean()) for _, out, _ in found])[:, None]
+    orient = (dist2 + left_out * (outlier - dist2)).argmin(axis=0)
+    return orient, dist2[orient, np.arange(dist2.shape[1])]
+
+
 def _pixels_to_cells(pixels: np.ndarray, cells: np.ndarray) -> bool:
     """Whether any pixel of a (LUMA_H, LUMA_W) mask lies in a marked cell of a (GRID_H, GRID_W) grid."""
     grid = pixels.reshape(GRID_H, LUMA_H // GRID_H, GRID_W, LUMA_W // GRID_W).any(axis=(1, 3))
@@ -873,9 +889,7 @@ class DeckMatcher:
         """:meth:`explain` of one descriptor, given :meth:`_found` of it."""
         cfg = self.config
         queries = (q0, rotate_180(q0))
-        dist2 = np.stack([d for d, _, _ in found])
-        orient = dist2.argmin(axis=0)
-        dist = dist2.min(axis=0)
+        orient, dist = ways_round(found, self.outlier)
         best = int(dist.argmin())
         d_best = float(dist[best])
         hidden = float(found[int(orient[best])][1].mean())

@@ -7,7 +7,7 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration.deck import CardLabel, DeckGame, DeckKind, DeckMatcher, MatchConfig, _pixels, _Views, enroll
+from calibration.deck import CardLabel, DeckGame, DeckKind, DeckMatcher, MatchConfig, _pixels, _Views, enroll, ways_round
 from calibration.features import GRID_H, GRID_W, describe, rotate_180
 from tests.calibration.test_enroll_accuracy import LABELS, H, W, seen, slate
 
@@ -85,3 +85,22 @@ def test_the_card_itself_is_not_refused(digits_matcher):
     m, why = digits_matcher.explain(crop)
     assert m is not None and m.identity == "W10", why
 
+
+
+def test_the_way_round_that_leaves_out_print_must_fit_the_rest_better():
+    """A START card seen the right way round fits at 0.093 over all its cells; turned round, its
+    one word fits nothing, is left out (12 of 96 cells), and the frame alone fits at 0.053:
+    counted as misfit by the outlier distance, the word keeps the right way round."""
+    shifts = np.zeros(2, int)
+    word = np.zeros(96, bool)
+    word[40:52] = True
+    found = [(np.array([0.093, 0.6]), np.zeros(96, bool), shifts), (np.array([0.053, 0.7]), word, shifts)]
+    orient, dist = ways_round(found, 0.8)
+    assert orient.tolist() == [0, 0] and dist.tolist() == [0.093, 0.6]
+    # A clearly better fit turned round still wins, cells left out or not.
+    found = [(np.array([0.3, 0.6]), np.zeros(96, bool), shifts), (np.array([0.05, 0.7]), word, shifts)]
+    orient, dist = ways_round(found, 0.8)
+    assert orient.tolist() == [1, 0] and dist.tolist() == [0.05, 0.6]
+    # With as many cells left out either way, the nearer fit wins as before.
+    found[0] = (np.array([0.093, 0.2]), word, shifts)
+    assert ways_round(found, 0.8)[0].tolist() == [1, 0]
