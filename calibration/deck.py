@@ -991,7 +991,8 @@ class DeckMatcher:
             evidence[win, j], evidence[j, win] = e, -e
         worst = evidence.min(axis=1)
         if cfg.count_lead <= worst[win] < accept:
-            counted = self._count_decides(q, close, evidence, win, accept, views, usable, hidden_cells)
+            nearby = [int(i) for i in np.flatnonzero(dist < cfg.candidates * d_best)]
+            counted = self._count_decides(q, close, evidence, win, accept, views, usable, hidden_cells, nearby)
             if counted:
                 return self._answer(winner, bool(orient[best]), fit * (0.5 + float(worst[win])),
                                     float(dist[winner]), blisters_sure=True), counted
@@ -1090,18 +1091,35 @@ class DeckMatcher:
         return out
 
     def _count_decides(self, q: Descriptor, close: Sequence[int], evidence: np.ndarray, win: int, accept: float,
-                       views: _Views, usable: np.ndarray, hidden: np.ndarray) -> str:
+                       views: _Views, usable: np.ndarray, hidden: np.ndarray, others: Sequence[int] = ()) -> str:
         """Why the leader ``close[win]`` (a lead below ``accept``) is the answer after all ('' if
         not): the blisters read slot by slot (:meth:`_blister_reading`) fit the leader, and every
         candidate that they also fit trails it by at least ``accept`` (blur leaves a digit between
-        two twins, while their blister columns still differ plainly)."""
+        two twins, while their blister columns still differ plainly).
+
+        ``others``: cards near the query that were left out of the comparison (the candidates
+        are limited in number); those of other looks that the count fits as well are compared
+        with the leader now and must trail it by ``accept`` too (under glare a 40 fell behind
+        eight nearer cards and the count gave its place to a 47)."""
         reading = self._blister_reading(q, close, views, usable, hidden)
         if not reading:
             return ""
-        fits = [j for j, c in enumerate(close)
-                if all(((self.deck.labels[c].blisters or 0) >= k) == shown for k, shown in reading.items())]
+
+        def counted(card: int) -> bool:
+            return all(((self.deck.labels[card].blisters or 0) >= k) == shown for k, shown in reading.items())
+
+        fits = [j for j, c in enumerate(close) if counted(c)]
         if win not in fits or any(evidence[win, j] < accept for j in fits if j != win):
             return ""
+        winner = close[win]
+        for c in others:
+            if c in close or self._look[c] == self._look[winner] or not counted(c):
+                continue
+            e = self._pair_evidence(q, views.blurred(winner), views.blurred(c), usable,
+                                    (views.nudged(winner), views.nudged(c)),
+                                    (views.blurred_shifted(winner), views.blurred_shifted(c)))
+            if e < accept:
+                return ""
         seen = sum(reading.values())
         return f"blister count: {seen} of {len(reading)} differing slots show one"
 

@@ -180,3 +180,34 @@ def test_the_colour_count_settles_twins_the_lightness_leaves_open(monkeypatch):
     monkeypatch.setattr(DeckMatcher, "_colour_count", lambda *a: (None, ""))
     m, why = matcher.explain(seen(slate(GLADIOLAS[2]), 3, blur=streak(9, 30.0)))
     assert m is not None and m.blisters is None, why
+
+
+def test_the_count_also_compares_nearby_cards_left_out_of_the_candidates(matcher, monkeypatch):
+    """A card the count fits as well, left out of the candidates, must trail the leader like
+    them: under glare a 40 fell behind eight nearer cards and the count named a 47."""
+    ids = [lab.identity for lab in matcher.deck.labels]
+    close = [ids.index(c) for c in ("W38", "W35")]
+    evidence = np.array([[1.0, 0.8], [-0.8, 1.0]])
+    monkeypatch.setattr(DeckMatcher, "_blister_reading", lambda *a: {4: True, 5: True})
+    compared: list[int] = []
+    lean = {"value": 0.6}
+
+    def pair_evidence(self, q, ta, tb, usable, nudged=None, plain=None):
+        compared.append(int(tb[0, 0]))
+        return lean["value"]
+
+    class Views:  # each template marked with its card's index
+        def blurred(self, c):
+            return np.full((LUMA_H, LUMA_W), float(c))
+        nudged = blurred_shifted = blurred
+
+    monkeypatch.setattr(DeckMatcher, "_pair_evidence", pair_evidence)
+    # W27 prints five blisters too; W30 (four) does not fit the count; W35 is a candidate already.
+    others = [ids.index(c) for c in ("W27", "W30", "W35", "W38")]
+    args = (None, close, evidence, 0, 0.4, Views(), np.ones((LUMA_H, LUMA_W), bool), np.zeros(GRID_H * GRID_W, bool))
+    assert matcher._count_decides(*args, others).startswith("blister count")
+    assert compared == [ids.index("W27")]
+    lean["value"] = 0.1
+    assert matcher._count_decides(*args, others) == ""
+    # Without cards left out, the candidates alone decide.
+    assert matcher._count_decides(*args).startswith("blister count")
