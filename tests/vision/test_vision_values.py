@@ -104,11 +104,13 @@ def test_gladiola_beside_a_blue_card_edge_is_found() -> None:
     assert reading.kind is CardKind.GLADIOLA
 
 
-def _end_reading(value: int | None, doubtful: bool = False):
+def _end_reading(value: int | None, doubtful: bool = False, pair: bool = False):
+    """One end's findings: its corner index read as ``value`` (None: unread); ``pair``: an index of
+    two glyphs seen there."""
     from vision.read.reader import ValueVote, _EndFindings
 
     vote = None if value is None else ValueVote(value, 0.9, 0.2)
-    return _EndFindings(vote, (), None, (), None, None, None, vote is not None, doubtful)
+    return _EndFindings(vote, (), None, (), None, None, None, vote is not None or pair, doubtful, index_pair=pair)
 
 
 def test_a_doubtful_lone_digit_counts_only_when_the_other_end_reads_the_same() -> None:
@@ -123,6 +125,20 @@ def test_a_doubtful_lone_digit_counts_only_when_the_other_end_reads_the_same() -
     assert vote is not None and vote.value == 45  # the fuller index stands
     vote, _ = _vote_corner(_end_reading(4), _end_reading(None))
     assert vote is not None and vote.value == 4
+
+
+def test_a_lone_digit_is_not_read_where_the_other_end_shows_two_glyphs_it_cannot_read() -> None:
+    # (tuning set 1101900's 14 and 25 read as 4 and 5: one end cut short or covered, the other's
+    # two digits seen but unread)
+    from vision.read.reader import _vote_corner
+
+    assert _vote_corner(_end_reading(4), _end_reading(None, pair=True))[0] is None
+    assert _vote_corner(_end_reading(None, pair=True), _end_reading(5))[0] is None
+    # a two-digit reading stands alone, and so does a lone digit where no pair is seen opposite
+    vote, conf = _vote_corner(_end_reading(14), _end_reading(None, pair=True))
+    assert vote is not None and vote.value == 14 and conf >= ACCEPT
+    vote, conf = _vote_corner(_end_reading(4), _end_reading(None))
+    assert vote is not None and vote.value == 4 and conf >= ACCEPT
 
 
 def _blurred(face: np.ndarray, length: int, angle: float, defocus: float) -> np.ndarray:

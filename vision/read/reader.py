@@ -371,6 +371,9 @@ class _EndFindings:
     fragments: bool = False
     """A number here was refused because a glyph read as 1 is the stem of a blurred wider digit:
     the print is blurred enough that the other end's reading must not stand alone."""
+    index_pair: bool = False
+    """An index of two glyphs is seen here (read or not): what the other end reads as one digit
+    may be what is left of it."""
 
 
 YEAR_SLIVER = 0.6
@@ -392,7 +395,7 @@ def _end(a: _Analysis, turned: bool, deck: Deck, kinds: frozenset[CardKind]) -> 
     by_label = {g.label: g for g in a.glyphs}
     lines = _lines(glyphs)
     corner = year = inc_top = inc_bottom = zero = None
-    index_seen = False
+    index_seen = index_pair = False
     corner_line: tuple[Blob, ...] = ()
     corner_doubtful = False
     fragments = False
@@ -485,6 +488,7 @@ def _end(a: _Analysis, turned: bool, deck: Deck, kinds: frozenset[CardKind]) -> 
         if (walkish and len(line) <= 2 and x0 < 0.3 * W and y0 < 0.16 * H and 0.075 * H < h < 0.2 * H
                 and x1 - x0 >= 0.45 * h):
             index_seen = True  # (looser than a reading: the quad may squeeze or cut the card)
+            index_pair = index_pair or len(line) == 2
         if walkish and len(line) <= 2 and x0 < left_limit and y0 < 0.16 * H and 0.11 * H < h < 0.18 * H and same_h:
             allowed = sorted((deck.walk_values if CardKind.WALK in kinds else set())
                              | ({deck.finish_value} if CardKind.FINISH in kinds else set()))
@@ -519,7 +523,7 @@ def _end(a: _Analysis, turned: bool, deck: Deck, kinds: frozenset[CardKind]) -> 
             vote = read(line, list(range(10)))
             zero = vote if vote is not None and vote.value == deck.start_value else None
     return _EndFindings(corner, corner_line, year, year_line, inc_top, inc_bottom, zero, index_seen, corner_doubtful,
-                        fragments)
+                        fragments, index_pair)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -1316,6 +1320,12 @@ def _vote_corner(top: _EndFindings, bottom: _EndFindings) -> tuple[ValueVote | N
     else:
         votes = [e.corner for e in (top, bottom) if e.corner is not None and not e.corner_doubtful]
     if not votes or (len(votes) == 1 and (top.fragments or bottom.fragments)):
+        return None, 0.0
+    if len(votes) == 1 and len(str(votes[0].value)) == 1 and any(
+            e.corner is None and e.index_pair for e in (top, bottom)):
+        # one end reads a lone digit while the other shows an index of two glyphs it cannot read:
+        # the lone digit is what the crop or a cover left of two (tuning set 1101900: 14, 16, 25
+        # read as 4, 6, 5 at 0.9-1.0)
         return None, 0.0
     if len(votes) == 2:
         if votes[0].value == votes[1].value:
