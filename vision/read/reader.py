@@ -1324,8 +1324,8 @@ def _vote_corner(top: _EndFindings, bottom: _EndFindings) -> tuple[ValueVote | N
     if len(votes) == 1 and len(str(votes[0].value)) == 1 and any(
             e.corner is None and e.index_pair for e in (top, bottom)):
         # one end reads a lone digit while the other shows an index of two glyphs it cannot read:
-        # the lone digit is what the crop or a cover left of two (tuning set 1101900: 14, 16, 25
-        # read as 4, 6, 5 at 0.9-1.0)
+        # the lone digit is what the crop or a cover left of two (tuning set 1101900: 14 and 25
+        # read as 4 and 5 at 0.9-1.0)
         return None, 0.0
     if len(votes) == 2:
         if votes[0].value == votes[1].value:
