@@ -134,7 +134,6 @@ def _colour_count(matcher: DeckMatcher, crop: np.ndarray, cards: list[str]) -> t
     return (None if card is None else matcher.deck.labels[card].identity), why
 
 
-
 @pytest.mark.parametrize("identity", ["W38", "W35", "W30"])
 def test_the_blister_colour_names_the_count(matcher, identity):
     label = next(lab for lab in DECK if lab.identity == identity)
