@@ -153,7 +153,7 @@ from calibration.features import (
     quarter_turn,
     quarter_turn_mask,
     rotate_180,
-    shifted,
+    shifted_chroma,
     to_chroma_grid,
     warp_luma,
 )
@@ -702,6 +702,13 @@ def _pixels_to_cells(pixels: np.ndarray, cells: np.ndarray) -> bool:
     return bool((grid & cells.astype(bool)).any())
 
 
+def _touches(pixels: np.ndarray, cells: np.ndarray) -> bool:
+    """Whether any pixel of a (LUMA_H, LUMA_W) mask lies in or next to a marked cell of ``cells``
+    (boolean, grid order)."""
+    near = cv2.dilate(cells.reshape(GRID_H, GRID_W).astype(np.uint8), np.ones((3, 3), np.uint8))
+    return _pixels_to_cells(pixels, near)
+
+
 def _covered(q: Descriptor, hidden: np.ndarray) -> float:
     """The share of all grid cells ``hidden`` (boolean, grid order) that lie inside the image."""
     return float((hidden if q.outside is None else hidden & ~q.outside).mean())
@@ -777,7 +784,7 @@ class _Views:
         """``card``'s chroma template at its best shift, blurred like the query."""
         if card not in self._colour:
             dx, dy = self._m._bank.moves[self._shifts[card]]
-            chroma = shifted(self._m._luma[card], self._m.deck.chroma[card].astype(np.float32), dx, dy)[1]
+            chroma = shifted_chroma(self._m.deck.chroma[card].astype(np.float32), dx, dy)
             self._colour[card] = blur_chroma(chroma, self.kernel)
         return self._colour[card]
 
@@ -1076,7 +1083,6 @@ class DeckMatcher:
         seen = usable.reshape(GRID_H, LUMA_H // GRID_H, GRID_W, LUMA_W // GRID_W).all(axis=(1, 3)).ravel()
         unseen = hidden & ~seen
         grow = np.ones((cfg.slot_reach, cfg.slot_reach), np.uint8)
-        near_hidden = cv2.dilate(unseen.reshape(GRID_H, GRID_W).astype(np.uint8), np.ones((3, 3), np.uint8))
         out = []
         for j, c in enumerate(close):
             theirs = self.deck.labels[c].blisters
@@ -1085,7 +1091,7 @@ class DeckMatcher:
             blank = np.zeros((LUMA_H, LUMA_W), bool)
             for slot in self._slots[mine:theirs]:
                 blank |= cv2.dilate(slot.astype(np.uint8), grow).astype(bool)
-            if blank.any() and (covered or _pixels_to_cells(blank, near_hidden)
+            if blank.any() and (covered or _touches(blank, unseen)
                                 or float(usable[blank].mean()) < 1.0):
                 out.append((j, blank))
         return out
@@ -1205,12 +1211,11 @@ class DeckMatcher:
         # candidate has one tell by how much (a gain kept within [1/3, 3]).
         gain = self._shared_gain(cards, counts, usable, q.luma, views.blurred, lambda m: m)
         gain = 1.0 if gain is None else float(np.clip(gain, 1 / 3, 3.0))
-        near_hidden = cv2.dilate(hidden.reshape(GRID_H, GRID_W).astype(np.uint8), np.ones((3, 3), np.uint8))
         reading: dict[int, bool] = {}
         for k, slot, e in self._slot_leans(cards, counts, usable, gain, q.luma, views.blurred, lambda m: m):
             if e is None or abs(e) < cfg.slot_sure:
                 return None
-            if e < 0 and (float(hidden.mean()) > cfg.hidden_clean or _pixels_to_cells(slot, near_hidden)):
+            if e < 0 and (float(hidden.mean()) > cfg.hidden_clean or _touches(slot, hidden)):
                 return None
             reading[k] = e > 0
         return reading
@@ -1288,12 +1293,11 @@ class DeckMatcher:
         if gain is None or not 1 / 3 <= gain <= 3.0:
             return None, ("colour count: no blister in view that every candidate prints" if gain is None else
                           f"colour count: the blisters every candidate prints show {gain:.2f} of their colour")
-        near_hidden = cv2.dilate(hidden.reshape(GRID_H, GRID_W).astype(np.uint8), np.ones((3, 3), np.uint8))
         reading: dict[int, float] = {}
         for k, slot, e in self._slot_leans(cards, counts, usable, gain, q.chroma, views.colour, to_chroma_grid):
             if e is None or abs(e) < cfg.slot_sure:
                 return None, f"colour count: slot {k} unread ({'hidden or alike' if e is None else f'{e:.2f}'})"
-            if e < 0 and _pixels_to_cells(slot, near_hidden):
+            if e < 0 and _touches(slot, hidden):
                 return None, f"colour count: slot {k} blank at {e:.2f} but may be covered"
             reading[k] = e
         fits = [c for c, b in zip(cards, counts) if all((b >= k) == (e > 0) for k, e in reading.items())]

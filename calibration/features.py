@@ -303,7 +303,14 @@ def shifted(luma: np.ndarray, chroma: np.ndarray, dx: float, dy: float) -> tuple
     """A descriptor's ``luma`` (H, W) and ``chroma`` (h, w, 2) moved by (dx, dy) luma pixels."""
     if dx == 0 and dy == 0:
         return luma, chroma
-    return _moved(luma, dx, dy), _moved(chroma, dx * CHROMA_W / LUMA_W, dy * CHROMA_H / LUMA_H)
+    return _moved(luma, dx, dy), shifted_chroma(chroma, dx, dy)
+
+
+def shifted_chroma(chroma: np.ndarray, dx: float, dy: float) -> np.ndarray:
+    """A descriptor's ``chroma`` (h, w, 2) moved by (dx, dy) luma pixels."""
+    if dx == 0 and dy == 0:
+        return chroma
+    return _moved(chroma, dx * CHROMA_W / LUMA_W, dy * CHROMA_H / LUMA_H)
 
 
 NUDGE_REACH = 2.0
