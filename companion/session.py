@@ -25,6 +25,7 @@ import numpy as np
 from companion.errors import CompanionError
 from companion.games import canonical_name, get_game
 from companion.games.base import Verdict
+from companion.pauses import PauseSchedule
 from companion.sources import Frame, FrameSource, SourceState, SourceStatus
 from companion.store import Entry, EntryKind, GameRecord, GameStore
 
@@ -728,12 +729,15 @@ def run_loop(
     on_error: Callable[[Exception], None] | None = None,
     stop_when: Callable[[], bool] | None = None,
     stall_after: float | None = 5.0,
+    pauses: PauseSchedule | None = None,
 ) -> None:
     """Read frames until ``stop`` is set or the source ends: moves go to the session, annotated
     frames to the hub, the source's state to the session. A move the log cannot take is reported
     to ``on_error`` and the loop goes on. ``stop_when``: an extra end condition, checked per frame.
     ``stall_after``: a read that blocks longer than this many seconds shows the source as LOST
-    (a watchdog thread tells the session, since the loop itself is stuck in the read)."""
+    (a watchdog thread tells the session, since the loop itself is stuck in the read).
+    ``pauses``: a recorded Via Gladiola game's presses of the Pause button (``moves`` must then
+    say where cards are not at rest: ``restless()``, as the camera's move source does)."""
     reading_since: list[float | None] = [None]
     done = threading.Event()
     if stall_after is not None:
@@ -747,14 +751,25 @@ def run_loop(
 
         threading.Thread(target=watch, name="frame-watchdog", daemon=True).start()
     try:
-        _frame_loop(session, source, moves, hub, stop, origin, idle, on_error, stop_when, reading_since)
+        _frame_loop(session, source, moves, hub, stop, origin, idle, on_error, stop_when, reading_since,
+                    pauses if pauses else None)
     finally:
         done.set()
 
 
 def _frame_loop(session: Session, source: FrameSource, moves: MoveSource, hub: FrameHub, stop: threading.Event,
                 origin: Origin, idle: float, on_error: Callable[[Exception], None] | None,
-                stop_when: Callable[[], bool] | None, reading_since: list[float | None]) -> None:
+                stop_when: Callable[[], bool] | None, reading_since: list[float | None],
+                pauses: PauseSchedule | None) -> None:
+    def attempt(step: Callable[[], object]) -> None:
+        try:
+            step()
+        except CompanionError as exc:
+            if on_error is None:
+                raise
+            on_error(exc)
+
+    frames = 0
     while not stop.is_set() and not (stop_when is not None and stop_when()):
         reading_since[0] = time.monotonic()
         frame = source.read()
@@ -762,25 +777,21 @@ def _frame_loop(session: Session, source: FrameSource, moves: MoveSource, hub: F
         session.set_source_status(source.status)
         if frame is None:
             if source.status.state is SourceState.ENDED:
+                for press in pauses.at_end(frames) if pauses is not None else ():  # pressed before the end
+                    attempt(lambda: session.pause(press.player))
                 return
             stop.wait(idle)
             continue
+        frames = frame.index + 1
         for item in moves.moves(frame):
-            try:
-                session.submit(item, origin)
-            except CompanionError as exc:
-                if on_error is None:
-                    raise
-                on_error(exc)
+            attempt(lambda: session.submit(item, origin))
         for message in getattr(moves, "take_notices", lambda: [])():
             session.notice(message)
         for hand in getattr(moves, "take_reveals", lambda: [])():  # Via Gladiola's shown hands
-            try:
-                session.reveal_hand(hand.player, hand.cards)
-            except CompanionError as exc:
-                if on_error is None:
-                    raise
-                on_error(exc)
+            attempt(lambda: session.reveal_hand(hand.player, hand.cards))
+        if pauses is not None:  # (see companion.pauses for when a press is made)
+            for press in pauses.due(frame.index, frame.timestamp, moves.restless()):  # type: ignore[attr-defined]
+                attempt(lambda: session.pause(press.player))
         hub.publish(encode_jpeg(moves.annotate(frame)), raw=frame.image)
         if idle:
             stop.wait(idle)

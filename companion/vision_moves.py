@@ -36,6 +36,7 @@ from companion.sources import Frame
 from companion.tracking import TrackConfig, Tracker
 from companion.tracking.reveal import HandWatch, RevealedHand, UnreadRow
 from companion.tracking.seats import ROW_NEAR_MARGIN, ROW_SEAT_REACH, SEAT_REACH, ArmEntry, SeatMap
+from vision.types import Quad
 
 #: hand detection works on frames shrunk to this grid (width, height)
 HAND_GRID = (160, 90)
@@ -327,6 +328,10 @@ class VisionMoves:
         self.tracker.tell(frame_index, frame_time, (
             f"{self._player_name(row.player)}'s shown hand: {cards} of {row.size} cannot be read (marked on the "
             f"camera image): spread the row so that every card's km and plasters show"))
+
+    def restless(self) -> tuple[Quad, ...]:
+        """Where cards seen lately are not at rest (moving, just put down, changing what they show)."""
+        return self.tracker.cards.restless(self.tracker.config.settle_seconds)
 
     def take_reveals(self) -> list[RevealedHand]:
         """The shown hands named since the last call (Via Gladiola, after the game's end)."""

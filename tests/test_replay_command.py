@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from companion.commands.replay import PausePress, _frame_list, judge, replay
+from companion.commands.replay import judge, replay
+from companion.pauses import PausePress, parse_presses, still_settling
 from companion.errors import CompanionError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,11 +41,11 @@ def test_a_player_pressing_their_own_pause_button_out_of_the_count_gets_the_turn
 
 
 def test_pause_frames_are_checked(stills: Path) -> None:
-    assert _frame_list("28,31:2, 400") == (PausePress(28), PausePress(31, 2), PausePress(400))
-    assert _frame_list(None) == ()
+    assert parse_presses("28,31:2, 400") == (PausePress(28), PausePress(31, 2), PausePress(400))
+    assert parse_presses(None) == ()
     for bad in ("28;31", "-3", "x", "4:x", "4:-1"):
         with pytest.raises(CompanionError, match="--pause-at"):
-            _frame_list(bad)
+            parse_presses(bad)
     with pytest.raises(CompanionError, match="Via Gladiola"):
         replay(str(stills), "valais", ("Ann", "Ben"), pause_at=(PausePress(1),))
     with pytest.raises(CompanionError, match="seats 0..2"):
@@ -69,10 +70,9 @@ def test_a_pause_waits_only_for_cards_coming_to_rest_when_it_fell_due() -> None:
     # The card played before the pause, still settling on the pile, holds the pause; the next
     # player's card carried in elsewhere afterwards does not (film 124: W46 judged first and
     # given to the pauser).
-    from companion.commands.replay import _still_settling
     from tests.tracking.film import card_quad
 
     pile = card_quad(640, 360)
-    assert _still_settling((card_quad(646, 357),), (pile,))
-    assert not _still_settling((card_quad(640, 620),), (pile,))
-    assert not _still_settling((card_quad(646, 357),), ())
+    assert still_settling((card_quad(646, 357),), (pile,))
+    assert not still_settling((card_quad(640, 620),), (pile,))
+    assert not still_settling((card_quad(646, 357),), ())

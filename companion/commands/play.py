@@ -19,6 +19,7 @@ from typing import Any
 
 from companion.errors import CompanionError
 from companion.games import GAME_NAMES, canonical_name, get_game
+from companion.pauses import PAUSE_AT_HELP, PauseSchedule, check_presses, parse_presses
 from companion.setup_profile import PROFILE_HELP
 
 SIMULATE_PREFIX = "simulate:"
@@ -71,10 +72,18 @@ def run(args: argparse.Namespace) -> int:
 
     game = canonical_name(args.game)
     names = player_names(args.players)
+    simulated = args.source.startswith(SIMULATE_PREFIX)
+    presses = parse_presses(args.pause_at)
+    check_presses(presses, game, get_game(game).TITLE, len(names))
+    if presses and (simulated or classify(args.source)[0] not in (SourceKind.FILE, SourceKind.FOLDER)):
+        raise CompanionError(f"--pause-at: expected a recorded game (a video file or a folder of images) "
+                             f"as --source, got {args.source!r}; at a live table the players press Pause themselves")
+    if presses and args.resume is not None:
+        raise CompanionError("--pause-at: presses are for a game played from the film's first frame; "
+                             "expected --pause-at or --resume, got both")
     db = Path(args.db) if args.db else default_db()
     db.parent.mkdir(parents=True, exist_ok=True)
     store = GameStore(db)
-    simulated = args.source.startswith(SIMULATE_PREFIX)
     sim: SimulatedMoves | None = None
     if simulated:
         seed_text = args.source[len(SIMULATE_PREFIX):]
@@ -118,6 +127,7 @@ def run(args: argparse.Namespace) -> int:
 
     hub = FrameHub()
     stop = threading.Event()
+    pauses = PauseSchedule(presses) if presses else None
 
     def report(exc: Exception) -> None:
         print(f"companion: error: {exc}", file=sys.stderr)
@@ -125,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
     if args.headless:
         try:
             run_loop(session, source, moves, hub, stop, origin, idle=0, on_error=report,
-                     stop_when=(sim.done if sim is not None else None))
+                     stop_when=(sim.done if sim is not None else None), pauses=pauses)
             if sim is not None and game == "gladiola" and session.is_over():
                 for seat, hand in enumerate(sim.hands()):
                     if session.view().unrevealed and seat in session.view().unrevealed:
@@ -160,7 +170,8 @@ def run(args: argparse.Namespace) -> int:
     loop = threading.Thread(
         target=run_loop, name="frame-loop", daemon=True,
         kwargs=dict(session=session, source=source, moves=moves, hub=hub, stop=stop, origin=origin,
-                    idle=(max(0.02, min(args.pace, 0.2)) if sim is not None else 0.0), on_error=report),
+                    idle=(max(0.02, min(args.pace, 0.2)) if sim is not None else 0.0), on_error=report,
+                    pauses=pauses),
     )
     loop.start()
     shown_host = f"[{args.host}]" if ":" in args.host else args.host
@@ -201,6 +212,7 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
     p.add_argument("--first-card", type=int, help="valais: id of the card turned up at the start")
     p.add_argument("--display", help="appia: the 7 income card ids laid out, comma-separated")
     p.add_argument("--profile", help=PROFILE_HELP)
+    p.add_argument("--pause-at", metavar="FRAMES", help=PAUSE_AT_HELP)
     p.add_argument("--pace", type=float, default=1.5, help="simulate: seconds between moves")
     p.add_argument("--headless", action="store_true",
                    help="no dashboard: run the frame loop until the source (or simulation) ends")

@@ -12,39 +12,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from companion.errors import CompanionError
 from companion.games import canonical_name, get_game
+from companion.pauses import PAUSE_AT_HELP, PausePress, PauseSchedule, check_presses, parse_presses
 from companion.setup_profile import PROFILE_HELP
 
-if TYPE_CHECKING:  # the tracker is imported when a replay runs, not for every command's parser
-    from vision.types import Quad
-
 REPLAYABLE = ("gladiola", "valais")
-PAUSE_HOLD = 1.5
-"""Seconds a pause given with ``--pause-at`` waits at most for a card still coming to rest."""
-
-
-def _still_settling(restless: tuple[Quad, ...], waited: tuple[Quad, ...]) -> bool:
-    """Whether a card ``restless`` now lies where one was coming to rest when a pause fell due
-    (within half a card's size of it)."""
-    from companion.tracking.geometry import card_size
-
-    return any(math.dist(q.centroid, w.centroid) < 0.5 * card_size(w) for q in restless for w in waited)
-
-
-@dataclass(frozen=True)
-class PausePress:
-    """The Pause button pressed at video frame ``frame`` by the player in seat ``player`` (each
-    player has a button of their own; None: the button of whoever the count says is to play).
-    A press by another player than the count's passes the turn to them first."""
-
-    frame: int
-    player: int | None = None
 
 
 def _first_valais_card(module: Any, layout: Any) -> Any:
@@ -94,14 +70,8 @@ def replay(source_spec: str, game: str, names: tuple[str, ...], first_player: in
         raise CompanionError(f"{module.TITLE} takes {module.MIN_PLAYERS}..{module.MAX_PLAYERS} players, got {len(names)}")
     if not 0 <= first_player < len(names):
         raise CompanionError(f"--first-player: expected 0..{len(names) - 1}, got {first_player}")
-    if pause_at and game != "gladiola":
-        raise CompanionError(f"--pause-at: pauses are a Via Gladiola move, this game is {module.TITLE}")
-    wrong = [p.player for p in pause_at if p.player is not None and not 0 <= p.player < len(names)]
-    if wrong:
-        raise CompanionError(f"--pause-at: expected seats 0..{len(names) - 1}, got {wrong[0]}")
-    pauses = sorted(pause_at, key=lambda p: p.frame)
-    due: float | None = None  # when the first pause waiting to be pressed fell due
-    waited: tuple[Quad, ...] = ()  # where cards were coming to rest then
+    check_presses(pause_at, game, module.TITLE, len(names))
+    pauses = PauseSchedule(pause_at)
     kind, _ = classify(source_spec)
     if kind not in (SourceKind.FILE, SourceKind.FOLDER):
         raise CompanionError(f"replay: expected a video file or a folder of images, got a {kind.value}")
@@ -125,8 +95,7 @@ def replay(source_spec: str, game: str, names: tuple[str, ...], first_player: in
             frame = source.read()
             if frame is None:
                 if source.status.state is SourceState.ENDED:
-                    while pauses and pauses[0].frame < frames and observer is not None:  # pressed before the end
-                        press = pauses.pop(0)
+                    for press in pauses.at_end(frames) if observer is not None else ():  # pressed before the end
                         _press(observer, module, press, press.frame, events)
                     break
                 continue
@@ -152,18 +121,9 @@ def replay(source_spec: str, game: str, names: tuple[str, ...], first_player: in
                         refused.append(message)
                     continue
                 reveals.append(dict(hand.to_json(), frame=frame.index))
-            # a player presses Pause once the card played before has been judged: a pause is
-            # held while a card that was coming to rest when it fell due still is (at most
-            # PAUSE_HOLD seconds), not for the next player's card laid meanwhile (film 124: W46,
-            # laid after a pause fell due, judged before it and given to the pauser)
-            if pauses and pauses[0].frame <= frame.index and observer is not None:
-                restless = vision.tracker.cards.restless(vision.tracker.config.settle_seconds)
-                if due is None:
-                    due, waited = frame.timestamp, restless
-                if not _still_settling(restless, waited) or frame.timestamp - due >= PAUSE_HOLD:
-                    while pauses and pauses[0].frame <= frame.index:
-                        _press(observer, module, pauses.pop(0), frame.index, events)
-                    due = None
+            if pauses and observer is not None:  # (see companion.pauses for when a press is made)
+                for press in pauses.due(frame.index, frame.timestamp, vision.restless()):
+                    _press(observer, module, press, frame.index, events)
     finally:
         source.close()
         if bar is not None:
@@ -208,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
     from companion.simulate import player_names
 
     log = replay(args.source, args.game, player_names(args.players), args.first_player,
-                 progress=not args.json, profile=args.profile, pause_at=_frame_list(args.pause_at))
+                 progress=not args.json, profile=args.profile, pause_at=parse_presses(args.pause_at))
     if args.json:
         json.dump(log, sys.stdout, ensure_ascii=False)
         sys.stdout.write("\n")
@@ -224,24 +184,6 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _frame_list(text: str | None) -> tuple[PausePress, ...]:
-    """``"28,31:2,400"`` -> presses at frames 28 and 400 (the count's player) and at frame 31 by
-    seat 2; CompanionError for anything else."""
-    if not text:
-        return ()
-    presses = []
-    for part in text.split(","):
-        frame, _, seat = part.strip().partition(":")
-        try:
-            press = PausePress(int(frame), int(seat) if seat else None)
-        except ValueError:
-            raise CompanionError(f"--pause-at: expected comma-separated FRAME or FRAME:SEAT, got {text!r}") from None
-        if press.frame < 0 or (press.player is not None and press.player < 0):
-            raise CompanionError(f"--pause-at: expected frame and seat numbers of 0 or more, got {text!r}")
-        presses.append(press)
-    return tuple(presses)
-
-
 def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     p = sub.add_parser("replay", help="judge a recorded game (video or image folder) headless")
     p.add_argument("source", help="a video file or a folder of images")
@@ -249,8 +191,6 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
     p.add_argument("--players", required=True, help="a count or comma-separated names")
     p.add_argument("--first-player", type=int, default=0, help="seat index of the start player")
     p.add_argument("--profile", help=PROFILE_HELP)
-    p.add_argument("--pause-at", metavar="FRAMES",
-                   help="Via Gladiola: comma-separated frame numbers at which the Pause button is pressed, "
-                        "each as FRAME or FRAME:SEAT (the seat index of the player pressing their button)")
+    p.add_argument("--pause-at", metavar="FRAMES", help=PAUSE_AT_HELP)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run)
