@@ -153,6 +153,9 @@ class SessionView:
     source: SourceStatus
     notices: tuple[str, ...] = ()
     """The camera's latest notices, newest first."""
+    shown: tuple[int | None, ...] = ()
+    """Via Gladiola at the end: the blisters of each hand shown so far (None: not yet shown),
+    known before every hand is shown and the scores are."""
 
     def to_json(self) -> dict[str, Any]:
         f = self.facts
@@ -178,6 +181,7 @@ class SessionView:
             "pad": [o.to_json() for o in self.pad],
             "source": self.source.to_json(),
             "notices": list(self.notices),
+            "shown": list(self.shown),
         }
 
 
@@ -553,8 +557,10 @@ class Session:
         with self._lock:
             facts = _facts(self.game, self._observer)
             unrevealed: tuple[int, ...] = ()
+            shown: tuple[int | None, ...] = ()
             if self.game == "gladiola" and facts.over:
                 unrevealed = tuple(p for p, h in enumerate(self._observer.revealed()) if h is None)
+                shown = self._observer.shown_blisters()
             return SessionView(
                 version=self._version,
                 game_id=self.record.game_id,
@@ -571,6 +577,7 @@ class Session:
                 pad=_pad_options(self.game, self.module, self._observer, self.players),
                 source=self._source,
                 notices=tuple(reversed(self._notices)),
+                shown=shown,
             )
 
     def wait_for_change(self, version: int, timeout: float) -> int:

@@ -110,11 +110,15 @@ def test_gladiola_end_reveal_and_scores(store):
     hands = sim.hands()
     with pytest.raises(CompanionError):
         session.reveal_hand(0, hands[0][:-1])  # one card short
+    assert view.shown == (None, None, None)
+    deck = get_game("gladiola").load_deck()
+    session.reveal_hand(1, hands[1])  # a hand shown before the others: its blisters are known
+    assert session.view().shown == (None, deck.blisters(hands[1]), None) and session.view().facts.scores is None
     for seat, hand in enumerate(hands):
-        session.reveal_hand(seat, hand)
+        if seat != 1:
+            session.reveal_hand(seat, hand)
     view = session.view()
     assert view.unrevealed == () and view.facts.scores is not None
-    deck = get_game("gladiola").load_deck()
     assert view.facts.scores == tuple(deck.blisters(h) for h in hands)
     again = Session.resume(store, session.game_id)
     assert again.export()["scores"] == list(view.facts.scores)

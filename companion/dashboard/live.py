@@ -115,8 +115,15 @@ def placeholder_jpeg() -> bytes:
     return encode_jpeg(image)
 
 
+PART_HEAD = f"--{BOUNDARY}\r\nContent-Type: image/jpeg\r\n\r\n".encode()
+
+
 def _part(jpeg: bytes) -> bytes:
-    return (f"--{BOUNDARY}\r\nContent-Type: image/jpeg\r\nContent-Length: {len(jpeg)}\r\n\r\n").encode() + jpeg + b"\r\n"
+    """One frame of the stream followed by the next part's head: a browser takes a frame as
+    whole only once the next part has begun (Chromium: once its headers have come), so each
+    frame is sent with the head of the one after it; without that the last frame of a film, or
+    of a camera standing still, is never shown and the page never finishes loading."""
+    return jpeg + b"\r\n" + PART_HEAD
 
 
 @bp.get("/stream.mjpg")
@@ -126,7 +133,7 @@ def stream_mjpg() -> Response:
 
     def frames() -> Iterator[bytes]:
         number, jpeg = hub.number, hub.jpeg
-        yield _part(jpeg or placeholder_jpeg())
+        yield PART_HEAD + _part(jpeg or placeholder_jpeg())
         while True:
             new, jpeg = hub.wait(number, wait)
             if new != number:

@@ -1354,6 +1354,10 @@ class Observer:
             raise CompanionError(f"hands of player(s) {', '.join(missing)} not yet revealed")
         return tuple(h for h in self._revealed if h is not None)
 
+    def shown_blisters(self) -> tuple[int | None, ...]:
+        """Blisters of each hand revealed so far (None where a hand is not yet)."""
+        return tuple(None if h is None else self.deck.blisters(h) for h in self._revealed)
+
     def scores(self) -> tuple[int, ...]:
         """Blisters per player; CompanionError until every hand is revealed."""
         return tuple(self.deck.blisters(h) for h in self._hands())

@@ -91,3 +91,33 @@ def test_browser_sees_a_verdict_and_presses_pause(dashboard, tmp_path):
         assert mine and mine[0]["verdict"]["legal"], "a player's own Pause button logs their pause"
         assert errors == []
         browser.close()
+
+
+def test_the_last_camera_frame_shows_when_no_other_follows(make_app):
+    # After a film's last frame (or with a camera that sends one frame and stops) no further
+    # frame comes: the page must still finish loading and show that frame.
+    import threading
+
+    import cv2
+    import numpy as np
+    from werkzeug.serving import make_server
+
+    from companion.session import FrameHub, encode_jpeg
+
+    hub = FrameHub()
+    image = np.zeros((240, 320, 3), np.uint8)
+    cv2.putText(image, "last", (90, 140), cv2.FONT_HERSHEY_SIMPLEX, 2, (255, 255, 255), 3)
+    hub.publish(encode_jpeg(image))
+    app = make_app("gladiola", FRAME_HUB=hub, STREAM_WAIT=0.5)
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            page = browser.new_page()
+            page.goto(f"http://127.0.0.1:{server.server_port}/?lang=en", timeout=15_000)  # the load event comes
+            width = page.wait_for_function("document.getElementById('camera').naturalWidth", timeout=10_000)
+            assert width.json_value() == 320
+            browser.close()
+    finally:
+        server.shutdown()

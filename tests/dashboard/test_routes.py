@@ -108,9 +108,13 @@ def test_mjpeg_stream_sends_jpeg_parts(app, client):
     assert r.mimetype == "multipart/x-mixed-replace"
     chunks = iter(r.response)
     part = next(chunks)
-    assert part.startswith(b"--frame\r\nContent-Type: image/jpeg") and b"\xff\xd8" in part  # placeholder
+    head = b"--frame\r\nContent-Type: image/jpeg\r\n\r\n"
+    assert part.startswith(head + b"\xff\xd8")  # the placeholder
+    # each frame comes with the next part's head: a browser shows a frame only once the next
+    # part has begun, and after a film's last frame no other comes
+    assert part.endswith(b"\xff\xd9\r\n" + head)
     hub.publish(b"\xff\xd8fake-jpeg")
-    assert b"fake-jpeg" in next(chunks)
+    assert next(chunks) == b"\xff\xd8fake-jpeg\r\n" + head
     r.close()
 
 
@@ -209,11 +213,16 @@ def test_reveal_at_game_end(post, app):
     session, sim = app.config["SESSION"], app.config["SIM"]
     for i, a in enumerate(sim.actions):
         session.submit(MoveItem(i, float(i), a))
+    assert app.test_client().get("/state.json").get_json()["shown"] == [None, None, None]
     for seat, hand in enumerate(sim.hands()):
         r = post("/api/reveal", {"player": seat, "cards": ",".join(hand)})
         assert r.status_code == 200, r.get_json()
+        if seat == 0:  # the first hand's blisters are shown before the scores are known
+            first = r.get_json()["state"]
+            assert first["scores"] is None and first["shown"][1:] == [None, None] and first["shown"][0] >= 0
     state = r.get_json()["state"]
     assert state["unrevealed"] == [] and state["scores"] is not None and state["winners"]
+    assert state["shown"] == state["scores"]
 
 
 def test_pad_not_for_gladiola(post):

@@ -46,7 +46,8 @@
       row.classList.toggle("winner", s.over && s.winners.includes(seat));
       const hand = row.querySelector(".hand");
       if (hand && s.hand_counts) { hand.textContent = s.hand_counts[seat]; }
-      row.querySelector(".score").textContent = s.scores ? s.scores[seat] : "–";
+      const shown = s.shown.length ? s.shown[seat] : null;  // a hand shown before the others
+      row.querySelector(".score").textContent = s.scores ? s.scores[seat] : (shown === null ? "–" : shown);
     });
   }
 
@@ -59,7 +60,9 @@
       const input = el("input", { type: "text", placeholder: texts.reveal_help, "data-seat": seat });
       const button = el("button", { type: "button" }, texts.reveal + ": " + s.players[seat]);
       button.addEventListener("click", () => post("/api/reveal", { player: seat, cards: input.value }));
-      list.append(el("label", {}, s.players[seat]), input, button);
+      const line = el("div", { class: "reveal-seat" });
+      line.append(el("label", {}, s.players[seat]), input, button);
+      list.append(line);
     });
   }
 
