@@ -530,6 +530,13 @@ class _Renderer:
         sides = (0, 1, 2, 3)  # bottom, left, top, right
         self.seat_side = {p: sides[p % 4] for p in range(len(plan.log.players))}
         self.seat_t = {p: float(_rng(seed, f"seat/{p}").uniform(0.3, 0.7)) for p in range(len(plan.log.players))}
+        for p in range(4, len(plan.log.players)):
+            # five or six players: two share a side, sitting apart as people do (one in each
+            # half of it; drawn anywhere in the middle, two could sit a few centimetres apart,
+            # which no table seats and no arm could tell apart)
+            first = bool(_rng(seed, f"seat/{p}/half").integers(2))
+            near, far = (float(_rng(seed, f"seat/{p}/{k}").uniform(0.15, 0.35)) for k in ("near", "far"))
+            self.seat_t[p - 4], self.seat_t[p] = (near, 1 - far) if first else (1 - far, near)
 
     # -- geometry
 

@@ -169,3 +169,18 @@ def test_no_video_for_appia():
 
 def test_changes_are_named():
     assert {c.value for c in ChangeKind} == {"placed", "moved", "turned", "removed"}
+
+
+@pytest.mark.parametrize("players, seed", [(5, 189), (6, 190), (6, 3)])
+def test_players_sharing_a_side_sit_apart(players, seed):
+    # With five or six players two share a side of the table; their arms come in at least a
+    # third of the side apart, as people sit (film 190 seated two 7% of the side apart).
+    from samples.render.video import _Renderer
+
+    renderer = _Renderer(plan_video(Game.GLADIOLA, players, seed), VideoConfig(resolution=(256, 144)))
+    for p in range(4, players):
+        assert renderer.seat_side[p] == renderer.seat_side[p - 4]
+        assert abs(renderer.seat_t[p] - renderer.seat_t[p - 4]) >= 0.3
+    # the seats of players alone on a side are those drawn before (films of 2-4 players unchanged)
+    alone = [p for p in range(min(players, 4)) if p + 4 >= players]
+    assert all(0.3 <= renderer.seat_t[p] <= 0.7 for p in alone)
