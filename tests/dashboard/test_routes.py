@@ -283,3 +283,33 @@ def test_access_token_required_beyond_loopback(make_app):
 def test_never_debug(make_app):
     app = make_app("gladiola", DEBUG=True)
     assert app.debug is False
+
+
+def test_a_whole_via_appia_game_is_played_on_the_score_pad(make_app):
+    # Every move entered as a player would: a button of the pad (the legal actions, or after a
+    # push the quarry's outcomes), with the seven new income cards typed in when the display
+    # empties; the game ends with scores and a winner.
+    import random
+
+    app = make_app("appia", players=3)
+    client = app.test_client()
+    session = app.config["SESSION"]
+    headers = {"X-CSRF-Token": CSRF}
+    rng = random.Random(7)
+    state = client.get("/state.json").get_json()
+    moves = 0
+    while not state["over"]:
+        assert state["pad"], "the pad offers nothing before the game's end"
+        option = rng.choice(state["pad"])
+        body = {"action": option["action"]}
+        if option["needs_display"]:
+            pile = sorted(session._observer.table.draw_pile_cards() - {option["action"]["card"]})
+            body["revealed"] = ",".join(str(c) for c in rng.sample(pile, 7))
+        r = client.post("/api/pad", json=body, headers=headers)
+        assert r.status_code == 200, r.get_json()
+        assert r.get_json()["move"]["verdict"]["legal"], r.get_json()["move"]
+        state = r.get_json()["state"]
+        moves += 1
+        assert moves < 5000
+    assert state["pad"] == [] and state["scores"] is not None and state["winners"]
+    assert len(state["scores"]) == 3 and moves > 30
