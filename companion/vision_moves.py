@@ -29,13 +29,16 @@ from typing import Any, Callable, Sequence
 import cv2
 import numpy as np
 
+from companion.errors import CompanionError
 from companion.games import canonical_name, gladiola
 from companion.session import MoveItem
 from companion.setup_profile import CameraSetup
 from companion.sources import Frame
 from companion.tracking import TrackConfig, Tracker
 from companion.tracking.reveal import HandWatch, RevealedHand, UnreadRow
+from companion.tracking.geometry import polygon_area
 from companion.tracking.seats import ROW_NEAR_MARGIN, ROW_SEAT_REACH, SEAT_REACH, ArmEntry, SeatMap
+from companion.tracking.zones import Zone, ZoneKind
 from vision.types import Quad
 
 #: hand detection works on frames shrunk to this grid (width, height)
@@ -80,6 +83,10 @@ SPREAD_FRAMES = 4
 #: the colour (BGR) the annotated image marks those cards with (magenta: unlike the outlines of
 #: cards read, green, and unread, orange)
 SPREAD_COLOUR = (255, 0, 255)
+#: the colour (BGR) of the zones' outlines on the camera image (light blue)
+ZONE_COLOUR = (255, 200, 80)
+#: a zone a player draws covers at least this share of the camera image (room for a card)
+MIN_ZONE_SHARE = 0.005
 
 
 class VisionMoves:
@@ -329,6 +336,32 @@ class VisionMoves:
             f"{self._player_name(row.player)}'s shown hand: {cards} of {row.size} cannot be read (marked on the "
             f"camera image): spread the row so that every card's km and plasters show"))
 
+    @property
+    def frame_size(self) -> tuple[int, int] | None:
+        """(width, height) of the camera image the zones lie in (as shown on the dashboard), or
+        None before the first frame."""
+        if self._last is None:
+            return None
+        height, width = self._last[2].shape[:2]
+        return width, height
+
+    def draw_zone(self, zone: Zone) -> None:
+        """Put a zone a player drew on the camera image in place of the one found automatically
+        (CompanionError for a zone outside the image, too small to hold a card, or one this game
+        has not)."""
+        size = self.frame_size
+        if size is None:
+            raise CompanionError("zone: expected a camera image to draw on, got none yet")
+        width, height = size
+        if not all(-1 <= x <= width + 1 and -1 <= y <= height + 1 for x, y in zone.polygon):
+            raise CompanionError(f"zone: expected corners inside the {width}x{height} camera image, "
+                                 f"got {[[round(x), round(y)] for x, y in zone.polygon]}")
+        share = polygon_area(zone.polygon) / (width * height)
+        if share < MIN_ZONE_SHARE:
+            raise CompanionError(f"zone: expected at least {MIN_ZONE_SHARE:.1%} of the camera image "
+                                 f"(room for a card), got {share:.2%}")
+        self.tracker.draw_zone(zone)
+
     def restless(self) -> tuple[Quad, ...]:
         """Where cards seen lately are not at rest (moving, just put down, changing what they show)."""
         return self.tracker.cards.restless(self.tracker.config.settle_seconds)
@@ -401,10 +434,27 @@ class VisionMoves:
                 cv2.polylines(image, [pts], True, SPREAD_COLOUR, max(4, int(5 * scale)), cv2.LINE_AA)
             cv2.putText(image, "spread the row: the cards marked cannot be read", (16, int(36 * scale)),
                         cv2.FONT_HERSHEY_SIMPLEX, 0.9 * scale, SPREAD_COLOUR, max(2, int(2 * scale)), cv2.LINE_AA)
+        self._draw_zones(image, scale)
         if self.hand:
             cv2.putText(image, "hand over the table: waiting", (16, int(36 * scale)), cv2.FONT_HERSHEY_SIMPLEX,
                         0.9 * scale, (0, 0, 255), max(2, int(2 * scale)), cv2.LINE_AA)
         return image
+
+
+    def _draw_zones(self, image: np.ndarray, scale: float) -> None:
+        """Outline the zones (thin: found, thick: drawn by a player), each with its name; a
+        scoring area that is the whole image is not drawn."""
+        height, width = image.shape[:2]
+        drawn = {z.kind for z in self.tracker.drawn_zones.zones}
+        for zone in self.tracker.zones.zones:
+            if zone.kind is ZoneKind.SCORING and polygon_area(zone.polygon) >= 0.95 * width * height:
+                continue
+            pts = np.round(np.array(zone.polygon, dtype=np.float64)).astype(np.int32)
+            thick = zone.kind in drawn
+            cv2.polylines(image, [pts], True, ZONE_COLOUR, max(1, int((3 if thick else 1) * scale)), cv2.LINE_AA)
+            x, y = int(pts[:, 0].min()) + 4, int(pts[:, 1].max()) - 6
+            cv2.putText(image, zone.kind.value, (x, min(height - 4, y)), cv2.FONT_HERSHEY_SIMPLEX, 0.5 * scale,
+                        ZONE_COLOUR, max(1, int(scale)), cv2.LINE_AA)
 
 
 def _label(obs: Any) -> str:

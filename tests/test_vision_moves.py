@@ -5,7 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from companion.tracking import Notice
+from companion.tracking import Notice, Zones
 from companion.vision_moves import ROW_STILL_SECONDS, VisionMoves
 
 
@@ -92,6 +92,8 @@ class OverView:
 
 
 class NoMoves:
+    zones = drawn_zones = Zones()
+
     def __init__(self):
         self.told = []
 

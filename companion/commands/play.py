@@ -157,7 +157,8 @@ def run(args: argparse.Namespace) -> int:
         token = args.token or secrets.token_urlsafe(16)
         print(f"companion: warning: the dashboard listens on {args.host}, reachable from other machines; "
               "changes need the access token in the address below", file=sys.stderr)
-    app = create_app(session, {"FRAME_HUB": hub, "ACCESS_TOKEN": token, "PROFILE_DIR": args.profile})
+    app = create_app(session, {"FRAME_HUB": hub, "ACCESS_TOKEN": token, "PROFILE_DIR": args.profile,
+                               "MOVES": moves})
     try:
         server = make_server(args.host, args.port, app, threaded=True)
     except (OSError, SystemExit) as exc:  # werkzeug exits when the port is taken

@@ -10,7 +10,9 @@ pad); the ``calibrate`` blueprint runs the table, lens and deck calibration on t
 Config keys: ``SESSION``, ``FRAME_HUB`` (a :class:`~companion.session.FrameHub`),
 ``ACCESS_TOKEN`` (None on loopback; required for POSTs otherwise), ``CSRF_TOKEN`` (random per
 app), ``SSE_HEARTBEAT`` and ``STREAM_WAIT`` (seconds), ``PROFILE_DIR`` (the calibration profile
-the ``calibrate`` blueprint writes; None: the default directory).
+the ``calibrate`` blueprint writes; None: the default directory), ``MOVES`` (the camera's move
+source, :class:`~companion.vision_moves.VisionMoves`, which keeps the table's zones; None or a
+simulation: no zones to draw).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ def create_app(session: Session | None = None, test_config: Mapping[str, Any] | 
         MAX_CONTENT_LENGTH=64 * 1024,
         JSON_SORT_KEYS=False,
         PROFILE_DIR=None,
+        MOVES=None,
     )
     if test_config is not None:
         app.config.from_mapping(test_config)

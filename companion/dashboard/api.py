@@ -7,6 +7,7 @@ expected and what was got.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable
 
 from flask import Blueprint, Response, current_app, jsonify, request
@@ -14,6 +15,7 @@ from flask import Blueprint, Response, current_app, jsonify, request
 from companion.errors import CompanionError
 from companion.session import MoveRecord, Session
 from companion.store import StoreError
+from companion.tracking.zones import Zone
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -133,3 +135,54 @@ def pad() -> Response:
         data = {**data, "revealed": revealed}
     action = session.action_from_json(data)
     return _answer(session.enter(action), session)
+
+
+def _camera() -> Any:
+    """The camera's move source, which keeps the table's zones (BadInput without one)."""
+    moves = current_app.config.get("MOVES")
+    if moves is None or not hasattr(moves, "draw_zone"):
+        raise BadInput("zones: expected a game watched by a camera, got "
+                       + ("none" if moves is None else "a game without one (simulated)"))
+    return moves
+
+
+def zone_listing(moves: Any) -> dict[str, Any]:
+    """The zones as the dashboard shows them: the kinds a player may draw, each zone (found or
+    drawn) and the camera image's size, which the polygons' pixels refer to."""
+    if moves is None or not hasattr(moves, "draw_zone"):
+        return {"kinds": [], "zones": [], "size": None}
+    tracker = moves.tracker
+    drawn = {z.kind for z in tracker.drawn_zones.zones}
+    return {
+        "kinds": [k.value for k in tracker.zone_kinds],
+        "zones": [dict(z.to_json(), drawn=z.kind in drawn) for z in tracker.zones.zones],
+        "size": None if moves.frame_size is None else list(moves.frame_size),
+    }
+
+
+@bp.post("/zone")
+@_guard
+def zone() -> Response:
+    """A zone drawn on the camera image: body ``{"kind": "walk-pile", "polygon": [[x, y], ...]}``
+    in the image's pixels; it stands in place of the zone found automatically."""
+    moves = _camera()
+    body = _body()
+    kinds = [k.value for k in moves.tracker.zone_kinds]
+    if body.get("kind") not in kinds:
+        raise BadInput(f"kind: expected one of {', '.join(kinds)}, got {body.get('kind')!r}")
+    polygon = body.get("polygon")
+    if (not isinstance(polygon, list) or not 3 <= len(polygon) <= 64
+            or not all(isinstance(p, list) and len(p) == 2 and all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                                                   and math.isfinite(v) for v in p) for p in polygon)):
+        raise BadInput(f"polygon: expected 3 to 64 points [x, y] in image pixels, got {polygon!r}"[:300])
+    moves.draw_zone(Zone.from_json({"kind": body["kind"], "polygon": polygon}))
+    return jsonify(zones=zone_listing(moves))
+
+
+@bp.post("/zones/forget")
+@_guard
+def forget_zones() -> Response:
+    """Back to the zones found automatically."""
+    moves = _camera()
+    moves.tracker.forget_drawn_zones()
+    return jsonify(zones=zone_listing(moves))

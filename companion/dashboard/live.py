@@ -8,6 +8,7 @@ from typing import Any, Iterator
 
 from flask import Blueprint, Response, abort, current_app, jsonify, make_response, render_template, request
 
+from companion.dashboard.api import zone_listing
 from companion.dashboard.i18n import DEFAULT_LANGUAGE, LANGUAGES, texts
 from companion.dashboard.security import TOKEN_COOKIE, _same
 from companion.session import FrameHub, Session, encode_jpeg
@@ -66,6 +67,12 @@ def index() -> Response:
     if token is not None:
         response.set_cookie(TOKEN_COOKIE, token, httponly=True, samesite="Strict")
     return response
+
+
+@bp.get("/zones.json")
+def zones() -> Response:
+    """The table's zones (see :func:`companion.dashboard.api.zone_listing`)."""
+    return jsonify(zone_listing(current_app.config.get("MOVES")))
 
 
 @bp.get("/state.json")

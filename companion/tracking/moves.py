@@ -63,6 +63,7 @@ from companion.tracking.tracks import (
     TrackConfig,
 )
 from companion.tracking.zones import (
+    Zone,
     Zones,
     ZoneKind,
     beside_pile,
@@ -198,8 +199,62 @@ class GameMoves(Protocol):
     @property
     def zones(self) -> Zones: ...
 
+    zone_kinds: tuple[ZoneKind, ...]
+    """The zones of this game a player may draw."""
 
-class _EventMoves:
+    def draw_zone(self, zone: Zone) -> None:
+        """A zone a player drew: it stands in place of the one found automatically."""
+        ...
+
+    def forget_drawn_zones(self) -> None:
+        """Back to the zones found automatically."""
+        ...
+
+    @property
+    def drawn_zones(self) -> Zones:
+        """The zones players drew (standing in place of those found)."""
+        ...
+
+
+class _ZoneKeeper:
+    """The zones of a table: those found automatically (``_zones`` is set as play shows where
+    the pile, the row or the display lies) with those a player drew on the dashboard in place of
+    them, which stand until forgotten."""
+
+    zone_kinds: tuple[ZoneKind, ...] = ()
+    _found: Zones = Zones()
+    _drawn: Zones = Zones()
+
+    @property
+    def _zones(self) -> Zones:
+        zones = self._found
+        for zone in self._drawn.zones:
+            zones = zones.with_zone(zone)
+        return zones
+
+    @_zones.setter
+    def _zones(self, zones: Zones) -> None:
+        self._found = zones
+
+    @property
+    def zones(self) -> Zones:
+        return self._zones
+
+    def draw_zone(self, zone: Zone) -> None:
+        if zone.kind not in self.zone_kinds:
+            raise CompanionError(f"zone: expected one of {', '.join(k.value for k in self.zone_kinds)}, "
+                                 f"got {zone.kind.value}")
+        self._drawn = self._drawn.with_zone(zone)
+
+    def forget_drawn_zones(self) -> None:
+        self._drawn = Zones()
+
+    @property
+    def drawn_zones(self) -> Zones:
+        return self._drawn
+
+
+class _EventMoves(_ZoneKeeper):
     """For interpreters that conclude every move from single events: nothing to do when calm."""
 
     cards_after_end = False
@@ -226,6 +281,7 @@ class GladiolaMoves(_EventMoves):
     """Via Gladiola: walks on the pile, gladiolas beside it, day changes by the START card."""
 
     cards_after_end = True  # the hands are shown on the table for scoring
+    zone_kinds = (ZoneKind.WALK_PILE, ZoneKind.GLADIOLA_SPOT, ZoneKind.SCORING)
 
     def __init__(self, deck: gladiola.Deck | None = None) -> None:
         self.deck = deck or gladiola.load_deck()
@@ -241,10 +297,6 @@ class GladiolaMoves(_EventMoves):
         self._gladiola_places: list[Quad] = []  # everywhere a gladiola counted as laid lay
         self._gladiola_calm: float | None = None  # the calm spell the last gladiola counted settled in
         self._walk_rest: tuple[float | None, float] | None = None  # the last walk's calm spell and settling time
-
-    @property
-    def zones(self) -> Zones:
-        return self._zones
 
     def _sync(self, view: gladiola.PublicView | None) -> None:
         if view is None:
@@ -333,7 +385,7 @@ class GladiolaMoves(_EventMoves):
             self._judged = (card_id, self._top)
             self._top = card_id
             self._on_table.add(card_id)
-            self._zones = self._zones.with_zone(gladiola_zones(card.quad, width, height).get(ZoneKind.WALK_PILE))  # type: ignore[arg-type]
+            self._zones = self._found.with_zone(gladiola_zones(card.quad, width, height).get(ZoneKind.WALK_PILE))  # type: ignore[arg-type]
             if reading.kind is CardKind.FINISH:
                 self._awaiting_start = True
                 self._day += 1
@@ -504,7 +556,7 @@ def _engine_date(date: VisionDate) -> valais.CardDate:
     return valais.CardDate(date.year, date.month, date.day)
 
 
-class ValaisMoves:
+class ValaisMoves(_ZoneKeeper):
     """Valais*Wallis: cards placed into the row, wrong cards taken away, joker-1915 removals.
 
     The row is judged as a whole whenever the table is calm (:meth:`calm`): the dates seen
@@ -516,6 +568,7 @@ class ValaisMoves:
     """
 
     cards_after_end = False
+    zone_kinds = (ZoneKind.ROW,)
 
     def __init__(self, catalogue: valais.Catalogue | None = None, right_to_left: bool = False) -> None:
         self.catalogue = catalogue or valais.load_catalogue()
@@ -531,10 +584,6 @@ class ValaisMoves:
         self._taken: tuple[CardObservation, ...] = ()  # how the card last taken off the table looked
         self._told: set[str] = set()
         self._synthetic = 0
-
-    @property
-    def zones(self) -> Zones:
-        return self._zones
 
     def _sync(self, view: valais.PublicView | None) -> None:
         if view is None:
@@ -872,6 +921,8 @@ class AppiaMoves(_EventMoves):
     ``take`` (default stones) and names it in ``unsure``.
     """
 
+    zone_kinds = (ZoneKind.DISPLAY,)
+
     def __init__(self, cards: Sequence[appia.IncomeCard] | None = None, take: appia.Resource = appia.Resource.STONES) -> None:
         self.cards = tuple(cards) if cards is not None else appia.default_data().cards
         self.take = take
@@ -880,10 +931,6 @@ class AppiaMoves(_EventMoves):
         self._taken: list[int] = []
         self._refill: tuple[int, tuple[CardObservation, ...]] | None = None
         self._incoming: dict[int, SettledCard] = {}
-
-    @property
-    def zones(self) -> Zones:
-        return self._zones
 
     def _pick(self, reading: Reading, allowed: set[int]) -> int | None:
         for card in sorted(self.cards, key=lambda c: c.id):
@@ -998,6 +1045,24 @@ class Tracker:
     @property
     def zones(self) -> Zones:
         return self.moves.zones
+
+    @property
+    def zone_kinds(self) -> tuple[ZoneKind, ...]:
+        """The zones of this game a player may draw."""
+        return self.moves.zone_kinds
+
+    def draw_zone(self, zone: Zone) -> None:
+        """A zone a player drew on the dashboard; it stands in place of the one found
+        automatically until :meth:`forget_drawn_zones` (CompanionError for a zone this game has
+        not)."""
+        self.moves.draw_zone(zone)
+
+    def forget_drawn_zones(self) -> None:
+        self.moves.forget_drawn_zones()
+
+    @property
+    def drawn_zones(self) -> Zones:
+        return self.moves.drawn_zones
 
     def notices(self) -> tuple[Notice, ...]:
         return tuple(self._notices)

@@ -51,3 +51,24 @@ def post(client):
         return client.post(path, json=body, headers=h, **kw)
 
     return send
+
+
+class NoCards:
+    """A card reader that finds nothing (the zones need a camera image, not cards)."""
+
+    def read_frame(self, image):
+        from vision.types import FrameResult
+
+        return FrameResult(image.shape[1], image.shape[0], ())
+
+
+def camera_moves(game: str = "gladiola", width: int = 640, height: int = 360):
+    """The camera's move source after one blank frame of ``width`` x ``height``."""
+    import numpy as np
+
+    from companion.sources import Frame
+    from companion.vision_moves import VisionMoves
+
+    moves = VisionMoves(game, reader=NoCards())
+    moves.moves(Frame(0, 0.0, np.zeros((height, width, 3), np.uint8)))
+    return moves

@@ -121,3 +121,56 @@ def test_the_last_camera_frame_shows_when_no_other_follows(make_app):
             browser.close()
     finally:
         server.shutdown()
+
+
+def test_a_zone_is_drawn_by_dragging_on_the_camera_image(make_app):
+    # A player opens "Zones of the table", chooses the walk pile, presses Draw and drags a
+    # rectangle on the camera image: the zone arrives in the image's own pixels (the image is
+    # shown scaled), and the list says it was drawn.
+    import threading
+
+    import numpy as np
+    from werkzeug.serving import make_server
+
+    from companion.session import FrameHub, encode_jpeg
+    from companion.sources import Frame
+    from tests.dashboard.conftest import camera_moves
+
+    moves = camera_moves("gladiola", 1280, 720)
+    hub = FrameHub()
+    hub.publish(encode_jpeg(moves.annotate(Frame(0, 0.0, np.zeros((720, 1280, 3), np.uint8)))))
+    app = make_app("gladiola", FRAME_HUB=hub, STREAM_WAIT=0.5, MOVES=moves)
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 1200, "height": 900})
+            errors: list[str] = []
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            page.goto(f"http://127.0.0.1:{server.server_port}/?lang=en", timeout=15_000)
+            page.wait_for_function("document.getElementById('camera').naturalWidth === 1280", timeout=10_000)
+            box = page.locator("#zone-box")
+            expect(box).to_be_visible(timeout=10_000)
+            box.locator("summary").click()
+            page.select_option("#zone-kind", "walk-pile")
+            page.locator("#zone-draw").click()
+            shown = page.locator("#camera").bounding_box()
+            scale = 1280 / shown["width"]
+            x0, y0 = shown["x"] + 320 / scale, shown["y"] + 180 / scale  # image pixels (320, 180)
+            x1, y1 = shown["x"] + 640 / scale, shown["y"] + 540 / scale  # ... to (640, 540)
+            page.mouse.move(x0, y0)
+            page.mouse.down()
+            page.mouse.move((x0 + x1) / 2, (y0 + y1) / 2, steps=4)
+            page.mouse.move(x1, y1, steps=4)
+            page.mouse.up()
+            expect(page.locator("#zone-list li")).to_have_text(["walk pile: drawn"], timeout=10_000)
+            (zone,) = moves.tracker.drawn_zones.zones
+            xs, ys = [x for x, _ in zone.polygon], [y for _, y in zone.polygon]
+            assert abs(min(xs) - 320) < 4 and abs(max(xs) - 640) < 4 and abs(min(ys) - 180) < 4 and abs(max(ys) - 540) < 4
+            page.locator("#zone-forget").click()
+            expect(page.locator("#zone-list li")).to_have_count(0, timeout=10_000)
+            assert moves.tracker.drawn_zones.zones == () and errors == []
+            browser.close()
+    finally:
+        server.shutdown()

@@ -12,7 +12,7 @@ from companion.session import MoveItem
 from companion.dashboard.i18n import TEXTS
 from tests.dashboard.conftest import CSRF
 
-POST_ROUTES = ["/api/pause", "/api/undo", "/api/correct", "/api/reveal", "/api/pad"]
+POST_ROUTES = ["/api/pause", "/api/undo", "/api/correct", "/api/reveal", "/api/pad", "/api/zone", "/api/zones/forget"]
 
 
 def test_index_headers_and_no_inline_script(client):
@@ -313,3 +313,49 @@ def test_a_whole_via_appia_game_is_played_on_the_score_pad(make_app):
         assert moves < 5000
     assert state["pad"] == [] and state["scores"] is not None and state["winners"]
     assert len(state["scores"]) == 3 and moves > 30
+
+
+def test_zones_are_listed_drawn_and_forgotten(make_app, post):
+    from tests.dashboard.conftest import camera_moves
+
+    moves = camera_moves("gladiola")
+    app = make_app("gladiola", MOVES=moves)
+    client = app.test_client()
+
+    def send(path, body=None):
+        return client.post(path, json=body, headers={"X-CSRF-Token": CSRF, "Origin": "http://localhost"})
+
+    listing = client.get("/zones.json").get_json()
+    assert listing == {"kinds": ["walk-pile", "gladiola-spot", "scoring"], "zones": [], "size": [640, 360]}
+    box = [[100, 50], [300, 50], [300, 250], [100, 250]]
+    for body, message in [
+        ({"kind": "row", "polygon": box}, "kind: expected one of walk-pile"),
+        ({"kind": "walk-pile", "polygon": box[:2]}, "polygon: expected 3 to 64 points"),
+        ({"kind": "walk-pile", "polygon": [[1, 2], [3, "x"], [5, 6]]}, "polygon: expected 3 to 64 points"),
+        ({"kind": "walk-pile", "polygon": [[100, 50], [105, 50], [105, 55]]}, "expected at least 0.5%"),
+        ({"kind": "walk-pile", "polygon": [[100, 50], [900, 50], [900, 250]]}, "inside the 640x360 camera image"),
+    ]:
+        r = send("/api/zone", body)
+        assert r.status_code == 400 and message in r.get_json()["error"], (body, r.get_json())
+    r = send("/api/zone", {"kind": "walk-pile", "polygon": box})
+    assert r.status_code == 200
+    assert r.get_json()["zones"]["zones"] == [{"kind": "walk-pile", "polygon": [[100.0, 50.0], [300.0, 50.0],
+                                                                               [300.0, 250.0], [100.0, 250.0]],
+                                               "drawn": True}]
+    assert client.get("/zones.json").get_json() == r.get_json()["zones"]
+    # the camera image shows the drawn zone
+    from companion.sources import Frame
+    from companion.vision_moves import ZONE_COLOUR
+    import numpy as np
+
+    image = moves.annotate(Frame(0, 0.0, np.zeros((360, 640, 3), np.uint8)))
+    assert tuple(image[150, 100]) == ZONE_COLOUR and tuple(image[150, 200]) == (0, 0, 0)
+    r = send("/api/zones/forget")
+    assert r.status_code == 200 and r.get_json()["zones"]["zones"] == []
+
+
+def test_zones_need_a_camera(client, post):
+    assert client.get("/zones.json").get_json() == {"kinds": [], "zones": [], "size": None}
+    for path in ("/api/zone", "/api/zones/forget"):
+        r = post(path, {"kind": "walk-pile", "polygon": [[0, 0], [100, 0], [100, 100]]})
+        assert r.status_code == 400 and "expected a game watched by a camera" in r.get_json()["error"]

@@ -1116,3 +1116,43 @@ def test_valais_a_card_reading_a_missing_cards_year_stands_for_it_before_one_a_d
     outcome = moves.calm(row, (), 1280, 720, observer.public_view())
     assert [(c.action.card.date, c.action.position) for c in outcome.conclusions] == [
         (valais.CardDate(1844, 8, 26), 2)]
+
+
+@pytest.mark.parametrize("drawn", [False, True])
+def test_gladiola_a_walk_pile_zone_drawn_by_a_player_stands_in_place_of_the_one_found(drawn):
+    # The players carry on the walk pile elsewhere than the camera found it: a walk laid there
+    # counts only once a player has drawn the walk pile's zone round that place.
+    from companion.errors import CompanionError
+    from companion.tracking.zones import Zone, ZoneKind
+    from tests.tracking.film import card_quad
+
+    deck = gladiola.load_deck()
+    w05 = walk(5, deck.walk_card(5).blisters)
+    there = walk(12, deck.walk_card(12).blisters).at(PILE[0] + 400, PILE[1])
+    film = Film(seed=3)
+    film.still([START], 20)
+    film.lay([START], w05, covers=[START])
+    film.still([w05], 30)
+    film.lay([w05], there)
+    film.still([w05, there], 30)
+    tracker = Tracker("gladiola")
+    observer = gladiola.Observer.start(2, 0)
+    results = film.results()
+    moves = []
+    for i, result in enumerate(results):
+        if drawn and i == 60:  # after W05 was judged: the zone drawn round the new place
+            with pytest.raises(CompanionError, match="expected one of walk-pile"):
+                tracker.draw_zone(Zone(ZoneKind.ROW, card_quad(*PILE).corners))
+            tracker.draw_zone(Zone(ZoneKind.WALK_PILE, tuple(
+                (x + 400 + (40 if x > PILE[0] else -40), y) for x, y in card_quad(*PILE).corners)))
+        for move in tracker.update(i, i / FPS, result, view=observer.public_view()):
+            moves.append(move.action)
+            observer.apply(move.action)
+    assert moves == ([gladiola.Walk("W05"), gladiola.Walk("W12")] if drawn else [gladiola.Walk("W05")])
+    if drawn:
+        assert {z.kind for z in tracker.drawn_zones.zones} == {ZoneKind.WALK_PILE}
+        assert tracker.zones.holds(ZoneKind.WALK_PILE, card_quad(PILE[0] + 400, PILE[1]))
+        tracker.forget_drawn_zones()  # back to the zone found: round the last walk laid
+        assert tracker.drawn_zones.zones == ()
+        assert tracker.zones.holds(ZoneKind.WALK_PILE, card_quad(PILE[0] + 400, PILE[1]))
+        assert not tracker.zones.holds(ZoneKind.WALK_PILE, card_quad(*PILE))

@@ -16,9 +16,10 @@
         body: JSON.stringify(body || {}),
       });
       const data = await response.json();
-      if (!response.ok) { showError(data.error || response.statusText); return; }
+      if (!response.ok) { showError(data.error || response.statusText); return null; }
       if (data.state) { render(data.state); }
-    } catch (err) { showError(String(err)); }
+      return data;
+    } catch (err) { showError(String(err)); return null; }
   }
 
   function renderBanner(s) {
@@ -147,7 +148,91 @@
     if (event.key === "u" || event.key === "U") { undo(); }
   });
 
+  // Zones: the kinds this game has, drawn as a rectangle dragged on the camera image (its
+  // corners sent in the image's own pixels); "automatic" forgets the drawn ones.
+  let drawing = false;
+  let dragStart = null;
+
+  function renderZones(listing) {
+    const box = $("zone-box");
+    if (!box || !listing) { return; }
+    box.hidden = listing.kinds.length === 0;
+    const select = $("zone-kind");
+    if (select.options.length !== listing.kinds.length) {
+      select.textContent = "";
+      listing.kinds.forEach((kind) => select.append(el("option", { value: kind }, texts["zone_" + kind] || kind)));
+    }
+    const list = $("zone-list");
+    list.textContent = "";
+    listing.zones.filter((z) => listing.kinds.includes(z.kind)).forEach((z) => {
+      list.append(el("li", {}, (texts["zone_" + z.kind] || z.kind) + ": " + (z.drawn ? texts.zone_drawn : texts.zone_found)));
+    });
+  }
+
+  function imagePoint(event) {
+    const img = $("camera");
+    const box = img.getBoundingClientRect();
+    const x = Math.min(Math.max(event.clientX - box.left, 0), box.width);
+    const y = Math.min(Math.max(event.clientY - box.top, 0), box.height);
+    return { x, y, ix: x * img.naturalWidth / box.width, iy: y * img.naturalHeight / box.height };
+  }
+
+  function showRect(a, b) {
+    const rect = $("zone-rect");
+    rect.hidden = false;
+    rect.style.left = Math.min(a.x, b.x) + "px";
+    rect.style.top = Math.min(a.y, b.y) + "px";
+    rect.style.width = Math.abs(a.x - b.x) + "px";
+    rect.style.height = Math.abs(a.y - b.y) + "px";
+  }
+
+  async function loadZones() {
+    try {
+      const response = await fetch("/zones.json", { credentials: "same-origin" });
+      if (response.ok) { renderZones(await response.json()); }
+    } catch (err) { /* the zones panel stays as it was */ }
+  }
+
+  if ($("zone-box")) {
+    const img = $("camera");
+    $("zone-draw").addEventListener("click", () => {
+      drawing = true;
+      img.classList.add("drawing");
+      $("zone-draw").disabled = true;
+    });
+    $("zone-forget").addEventListener("click", async () => {
+      const data = await post("/api/zones/forget");
+      if (data) { renderZones(data.zones); }
+    });
+    img.addEventListener("pointerdown", (event) => {
+      if (!drawing) { return; }
+      event.preventDefault();
+      img.setPointerCapture(event.pointerId);
+      dragStart = imagePoint(event);
+    });
+    img.addEventListener("pointermove", (event) => {
+      if (drawing && dragStart) { showRect(dragStart, imagePoint(event)); }
+    });
+    img.addEventListener("pointerup", async (event) => {
+      if (!drawing || !dragStart) { return; }
+      const a = dragStart;
+      const b = imagePoint(event);
+      dragStart = null;
+      drawing = false;
+      img.classList.remove("drawing");
+      $("zone-draw").disabled = false;
+      $("zone-rect").hidden = true;
+      const polygon = [[a.ix, a.iy], [b.ix, a.iy], [b.ix, b.iy], [a.ix, b.iy]];
+      const data = await post("/api/zone", { kind: $("zone-kind").value, polygon: polygon });
+      if (data) { renderZones(data.zones); }
+    });
+    loadZones();
+  }
+
   const source = new EventSource("/events");
-  source.addEventListener("state", (event) => render(JSON.parse(event.data)));
+  source.addEventListener("state", (event) => {
+    render(JSON.parse(event.data));
+    if ($("zone-box") && $("zone-box").open && !drawing) { loadZones(); }  // the camera may have found new ones
+  });
   source.addEventListener("error", () => { $("source").textContent = "…"; });
 })();
