@@ -964,9 +964,15 @@ def _whole_count(crop: np.ndarray, reading: CardReading) -> CardReading:
         return reading
     ppx = READ_W / CARD_W_MM
     clear = np.zeros(crop.shape[:2], bool)
+    flipped, both_ends = reading.flipped, reading.orientation_confidence < CLEAN_ORIENTED
+    side = _banner_turned(crop) if reading.kind is CardKind.FINISH else None
+    if side is not None and (side == flipped or both_ends):
+        # the banner, printed above the card's middle, tells which way up a whole FINISH lies:
+        # only that end's row height is looked at (the other end's runs along the banner's
+        # edge: fresh film 191's F1, the row's top card, no plaster, its index read at 0.58)
+        flipped, both_ends = side, False
     if reading.kind is CardKind.FINISH and _no_plaster_seen(
-            crop, clear, reading.kind, reading.flipped, CLEAN_REACH_MM,
-            both_ends=reading.orientation_confidence < CLEAN_ORIENTED):
+            crop, clear, reading.kind, flipped, CLEAN_REACH_MM, both_ends=both_ends):
         # as for a covered FINISH: no plaster colour where the row may lie (film 141's F1, the
         # row's last card, its clean band unsure to the reader for the chequer's end slanting in)
         return _with_blisters(reading, 0, CLEAN_FINISH)
@@ -991,6 +997,35 @@ def _whole_count(crop: np.ndarray, reading: CardReading) -> CardReading:
     if conf < ACCEPT:
         return reading
     return _with_blisters(reading, count, conf)
+
+
+BANNER_MIDDLE = 0.44
+"""Where the middle of a FINISH's chequered banner lies down an upright card (share of its
+height; 0.56 on a card turned round; fresh film 191's F1 0.435)."""
+BANNER_MIDDLE_SLACK = 0.04
+"""How far the banner's middle may lie from that place for it to tell which way up the card
+lies (half the way to the card's middle)."""
+
+
+def _banner_turned(crop: np.ndarray) -> bool | None:
+    """Whether a whole FINISH's crop shows the card turned round, from where its banner lies:
+    the dark rows (chequer and lettering) between a fifth and four fifths of the height, away
+    from both corner indices. None when they are too few or their middle lies near neither
+    place a banner has."""
+    height, width = crop.shape[:2]
+    light = cv2.cvtColor(crop, cv2.COLOR_BGR2LAB)[..., 0].astype(np.float32)
+    y0, y1 = int(0.2 * height), int(0.8 * height)
+    middle = light[y0:y1, int(0.1 * width):int(0.9 * width)]
+    paper = float(np.percentile(middle, 90))
+    dark = np.nonzero((middle < 0.55 * paper).mean(axis=1) > BANNER_DARK)[0]
+    if len(dark) < 0.05 * height:
+        return None
+    centre = (y0 + float(np.median(dark))) / height
+    if abs(centre - BANNER_MIDDLE) <= BANNER_MIDDLE_SLACK:
+        return False
+    if abs(centre - (1 - BANNER_MIDDLE)) <= BANNER_MIDDLE_SLACK:
+        return True
+    return None
 
 
 def _with_blisters(reading: CardReading, count: int, conf: float) -> CardReading:

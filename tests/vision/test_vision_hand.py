@@ -1142,3 +1142,34 @@ def test_a_finish_counted_from_its_row_start_as_no_finish_can_be_is_not_taken(mo
     deck = HandConfig(finish_blisters=frozenset({0, 1, 2}))
     assert _read_piece(crop, hidden, 34.0, deck).blisters is None
     assert _read_piece(crop, hidden, 34.0, HandConfig()).blisters == 5  # no deck: the count stands
+
+
+@pytest.mark.parametrize("style", ["meadow", "postcard", "trail"])
+@pytest.mark.parametrize("turned", [False, True])
+def test_the_top_finish_lies_the_way_its_banner_says(style, turned):
+    # A whole FINISH whose corner index gave its way up only at 0.58: the banner, printed above
+    # the card's middle, says which way up it lies, and only that end's row height is looked at
+    # for plasters (fresh film 191's F1, no plaster: the other end's row height runs along the
+    # banner's edge and the count was left open; the hand went unnamed).
+    from samples.render.cards import render_face, style_named
+    from samples.render.specs import default_specs
+    from vision.hand import _banner_turned, _whole_count
+    from vision.read.reader import READ_H, READ_W
+    from vision.read.types import CardReading, Face
+
+    specs = {s.id: s for s in default_specs(Game.GLADIOLA)}
+    for card, plasters in (("F1", 0), ("F2", 1), ("F3", 2)):
+        face = np.ascontiguousarray(render_face(specs[card], style_named(Game.GLADIOLA, style), None, 6.0).image)
+        crop = cv2.resize(cv2.GaussianBlur(face, (0, 0), 1.5), (READ_W, READ_H), interpolation=cv2.INTER_AREA)
+        if turned:
+            crop = cv2.rotate(crop, cv2.ROTATE_180)
+        assert _banner_turned(crop) is turned, card
+        unsure = CardReading(kind=CardKind.FINISH, face=Face.FRONT, value=50, confidence=0.9, flipped=turned,
+                             orientation_confidence=0.58)
+        read = _whole_count(crop, unsure)
+        assert read.blisters in (None, plasters), card  # never a wrong count
+        if plasters == 0:
+            assert read.blisters == 0 and read.field_confidences.blisters >= 0.5
+    # a walk card's print gives no banner's place
+    walk = np.ascontiguousarray(render_face(specs["W23"], style_named(Game.GLADIOLA, style), None, 6.0).image)
+    assert _banner_turned(cv2.resize(walk, (READ_W, READ_H), interpolation=cv2.INTER_AREA)) is None
