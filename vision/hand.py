@@ -1485,6 +1485,13 @@ def _read_piece(crop: np.ndarray, hidden: np.ndarray | None, shown_mm: float, co
     elif reading.kind in (CardKind.GLADIOLA, CardKind.FINISH):
         # (a walk card is named by its value alone)
         n, c = _count_from_left_end(crop, hidden, reading.kind, reading.flipped)
+        if reading.kind is CardKind.FINISH and hidden is not None and c >= ACCEPT:
+            other = _finish_from_row_start(crop, hidden, reading.flipped, config.finish_blisters)
+            if other is not None and other[0] != n:
+                # where the band leaves the paper puts the row's start elsewhere: unsure (fresh
+                # film 192's F2, one plaster peeking out at the strip's edge, counted 2 at 0.64
+                # from the warm marks and 1 at 0.75 from the band)
+                c = 0.0
         blisters, bconf = (n, c) if c >= ACCEPT else (None, c)
     if (reading.kind is CardKind.FINISH and blisters is not None and config.finish_blisters
             and blisters not in config.finish_blisters):

@@ -1173,3 +1173,26 @@ def test_the_top_finish_lies_the_way_its_banner_says(style, turned):
     # a walk card's print gives no banner's place
     walk = np.ascontiguousarray(render_face(specs["W23"], style_named(Game.GLADIOLA, style), None, 6.0).image)
     assert _banner_turned(cv2.resize(walk, (READ_W, READ_H), interpolation=cv2.INTER_AREA)) is None
+
+
+def test_a_covered_finish_counted_two_ways_differently_is_left_open(monkeypatch):
+    # The row's start seen from the warm marks and from where the band leaves the paper gives
+    # two counts: the count stays open (fresh film 192's F2, one plaster peeking out at the
+    # strip's edge, counted 2 at 0.64 one way and 1 at 0.75 the other; the shown hand's total
+    # would have been one too high).
+    import vision.hand as hand
+    from vision.read.reader import CARD_W_MM
+    from vision.read.types import CardReading, Face, FieldConfidences
+
+    crop, hidden = _covered_crop(CardKind.FINISH, 1, CARD_W_MM / 2)
+    config = hand.HandConfig(finish_blisters=frozenset({0, 1, 2}))
+    finish = CardReading(kind=CardKind.FINISH, face=Face.FRONT, value=50, confidence=1.0, orientation_confidence=1.0,
+                         field_confidences=FieldConfidences(kind=1.0, value=1.0))
+    monkeypatch.setattr(hand, "read_card", lambda *a, **k: finish)  # the strip's index read as a FINISH's
+    monkeypatch.setattr(hand, "_count_from_left_end", lambda *a: (2, 0.64))
+    monkeypatch.setattr(hand, "_finish_from_row_start", lambda *a: (1, 0.75))
+    monkeypatch.setattr(hand, "_no_plaster_seen", lambda *a, **k: False)
+    assert hand.read_covered(crop, hidden, CARD_W_MM / 2, config).blisters is None
+    # the two ways agreeing, the count stands
+    monkeypatch.setattr(hand, "_finish_from_row_start", lambda *a: (2, 0.75))
+    assert hand.read_covered(crop, hidden, CARD_W_MM / 2, config).blisters == 2
