@@ -35,8 +35,8 @@ from companion.session import MoveItem
 from companion.setup_profile import CameraSetup
 from companion.sources import Frame
 from companion.tracking import TrackConfig, Tracker
-from companion.tracking.reveal import HandWatch, RevealedHand, UnreadRow
 from companion.tracking.geometry import polygon_area
+from companion.tracking.reveal import HandWatch, RevealedHand, UnreadRow
 from companion.tracking.seats import ROW_NEAR_MARGIN, ROW_SEAT_REACH, SEAT_REACH, ArmEntry, SeatMap
 from companion.tracking.zones import Zone, ZoneKind
 from vision.types import Quad
@@ -439,7 +439,6 @@ class VisionMoves:
             cv2.putText(image, "hand over the table: waiting", (16, int(36 * scale)), cv2.FONT_HERSHEY_SIMPLEX,
                         0.9 * scale, (0, 0, 255), max(2, int(2 * scale)), cv2.LINE_AA)
         return image
-
 
     def _draw_zones(self, image: np.ndarray, scale: float) -> None:
         """Outline the zones (thin: found, thick: drawn by a player), each with its name; a
