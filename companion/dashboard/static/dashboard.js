@@ -143,7 +143,8 @@
   });
   document.addEventListener("keydown", (event) => {
     const tag = event.target.tagName;
-    if (tag === "INPUT" || tag === "TEXTAREA" || event.ctrlKey || event.metaKey || event.altKey) { return; }
+    if (event.key === "Escape" && drawing) { stopDrawing(); return; }
+    if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || event.ctrlKey || event.metaKey || event.altKey) { return; }
     if (event.key === "p" || event.key === "P") { pause(); }
     if (event.key === "u" || event.key === "U") { undo(); }
   });
@@ -186,6 +187,14 @@
     rect.style.height = Math.abs(a.y - b.y) + "px";
   }
 
+  function stopDrawing() {
+    drawing = false;
+    dragStart = null;
+    $("camera").classList.remove("drawing");
+    $("zone-draw").disabled = false;
+    $("zone-rect").hidden = true;
+  }
+
   async function loadZones() {
     try {
       const response = await fetch("/zones.json", { credentials: "same-origin" });
@@ -217,11 +226,7 @@
       if (!drawing || !dragStart) { return; }
       const a = dragStart;
       const b = imagePoint(event);
-      dragStart = null;
-      drawing = false;
-      img.classList.remove("drawing");
-      $("zone-draw").disabled = false;
-      $("zone-rect").hidden = true;
+      stopDrawing();
       const polygon = [[a.ix, a.iy], [b.ix, a.iy], [b.ix, b.iy], [a.ix, b.iy]];
       const data = await post("/api/zone", { kind: $("zone-kind").value, polygon: polygon });
       if (data) { renderZones(data.zones); }
