@@ -120,6 +120,10 @@ GLADIOLA_AGAIN = 0.2
 """A gladiola settling on a track of its own within this many card sizes of where a counted one
 lay is that one showing again from under the gladiola laid over it (its track followed the
 new card), not one more."""
+GLADIOLA_BACK = 0.08
+"""A counted gladiola's track settling back within this many card sizes of a place counted
+before is that card outlined again, not one more (an outline a fan step on moves 0.15 card
+sizes and more: fresh film 193's flickered back to 4-5 px, 0.04, of where it was counted)."""
 
 
 @dataclass(frozen=True)
@@ -451,7 +455,12 @@ class GladiolaMoves(_EventMoves):
             else:  # a fan grows away from the pile; an outline coming back is the same cards
                 centre = (statistics.fmean(x for x, _ in pile.polygon), statistics.fmean(y for _, y in pile.polygon))
                 shift = math.dist(centre, card.quad.centroid) - math.dist(centre, before.centroid)
-            new = not again and shift > GLADIOLA_SHIFT * card_size(before)
+            # an outline flickering between the last card and more of the fan comes back to a
+            # place counted before: no card more (fresh film 193, the fan's last gladiola
+            # outlined 134 and 112 px wide by turns, the narrow one counted again each time)
+            returned = any(math.dist(q.centroid, card.quad.centroid) < GLADIOLA_BACK * card_size(q)
+                           for q in self._gladiola_places)
+            new = not again and not returned and shift > GLADIOLA_SHIFT * card_size(before)
         elif self._zones.holds(ZoneKind.WALK_PILE, card.quad) or any(
                 math.dist(q.centroid, card.quad.centroid) < GLADIOLA_AGAIN * card_size(q) for q in self._gladiola_places):
             return False

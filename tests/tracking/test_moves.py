@@ -1156,3 +1156,26 @@ def test_gladiola_a_walk_pile_zone_drawn_by_a_player_stands_in_place_of_the_one_
         assert tracker.drawn_zones.zones == ()
         assert tracker.zones.holds(ZoneKind.WALK_PILE, card_quad(PILE[0] + 400, PILE[1]))
         assert not tracker.zones.holds(ZoneKind.WALK_PILE, card_quad(*PILE))
+
+
+def test_gladiola_a_fan_outline_flickering_back_to_a_counted_place_is_no_new_gladiola():
+    # The fan's last gladiola outlined by turns alone and together with more of the fan (a wider
+    # outline whose middle lies nearer the pile), each settling in a calm spell of its own:
+    # settling back where it was counted is the same card, a fan step further on is one more
+    # (fresh film 193: two gladiolas counted that nobody laid; the outline came back to 4-5 px
+    # of where it was counted, in a 112-134 px card).
+    from tests.tracking.film import card_quad
+
+    moves = GladiolaMoves()
+    start = SettledCard(1, card_quad(*PILE), Reading(CardKind.START, 0, 0), 0.0)
+    moves.start([start], 1280, 720, None)
+    flower = Reading(CardKind.GLADIOLA, None, 3)
+    x = PILE[0] + 130
+    size = math.sqrt(CARD_W * CARD_H)
+    steps = [(x, True), (x + 0.3 * size, True),  # laid, and the next laid over it a fan step on
+             (x + 0.15 * size, False),  # the outline of both: its middle back towards the pile
+             (x + 0.3 * size + 2, False),  # the top card alone again, where it was counted
+             (x + 0.6 * size, True)]  # a gladiola more
+    for k, (cx, new) in enumerate(steps):
+        card = SettledCard(7, card_quad(cx, PILE[1]), flower, 10.0 * k + 1)
+        assert moves._new_gladiola(card, calm_since=10.0 * k) is new, k
