@@ -758,8 +758,7 @@ def run_loop(
 
         threading.Thread(target=watch, name="frame-watchdog", daemon=True).start()
     try:
-        _frame_loop(session, source, moves, hub, stop, origin, idle, on_error, stop_when, reading_since,
-                    pauses if pauses else None)
+        _frame_loop(session, source, moves, hub, stop, origin, idle, on_error, stop_when, reading_since, pauses)
     finally:
         done.set()
 
@@ -784,7 +783,7 @@ def _frame_loop(session: Session, source: FrameSource, moves: MoveSource, hub: F
         session.set_source_status(source.status)
         if frame is None:
             if source.status.state is SourceState.ENDED:
-                for press in pauses.at_end(frames) if pauses is not None else ():  # pressed before the end
+                for press in pauses.at_end(frames) if pauses else ():  # pressed before the end
                     attempt(lambda: session.pause(press.player))
                 return
             stop.wait(idle)
@@ -796,7 +795,7 @@ def _frame_loop(session: Session, source: FrameSource, moves: MoveSource, hub: F
             session.notice(message)
         for hand in getattr(moves, "take_reveals", lambda: [])():  # Via Gladiola's shown hands
             attempt(lambda: session.reveal_hand(hand.player, hand.cards))
-        if pauses is not None:  # (see companion.pauses for when a press is made)
+        if pauses:  # (see companion.pauses for when a press is made)
             for press in pauses.due(frame.index, frame.timestamp, moves.restless()):  # type: ignore[attr-defined]
                 attempt(lambda: session.pause(press.player))
         hub.publish(encode_jpeg(moves.annotate(frame)), raw=frame.image)

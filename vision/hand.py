@@ -965,11 +965,12 @@ def _whole_count(crop: np.ndarray, reading: CardReading) -> CardReading:
     ppx = READ_W / CARD_W_MM
     clear = np.zeros(crop.shape[:2], bool)
     flipped, both_ends = reading.flipped, reading.orientation_confidence < CLEAN_ORIENTED
-    side = _banner_turned(crop) if reading.kind is CardKind.FINISH else None
-    if side is not None and (side == flipped or both_ends):
-        # the banner, printed above the card's middle, tells which way up a whole FINISH lies:
-        # only that end's row height is looked at (the other end's runs along the banner's
-        # edge: fresh film 191's F1, the row's top card, no plaster, its index read at 0.58)
+    side = _banner_turned(crop) if reading.kind is CardKind.FINISH and both_ends else None
+    if side is not None:
+        # the banner, printed above the card's middle, tells which way up a whole FINISH lies
+        # when its index left that unsure: only that end's row height is looked at (the other
+        # end's runs along the banner's edge: fresh film 191's F1, the row's top card, no
+        # plaster, its index read at 0.58)
         flipped, both_ends = side, False
     if reading.kind is CardKind.FINISH and _no_plaster_seen(
             crop, clear, reading.kind, flipped, CLEAN_REACH_MM, both_ends=both_ends):

@@ -73,9 +73,10 @@ def run(args: argparse.Namespace) -> int:
     game = canonical_name(args.game)
     names = player_names(args.players)
     simulated = args.source.startswith(SIMULATE_PREFIX)
+    recorded = not simulated and classify(args.source)[0] in (SourceKind.FILE, SourceKind.FOLDER)
     presses = parse_presses(args.pause_at)
     check_presses(presses, game, get_game(game).TITLE, len(names))
-    if presses and (simulated or classify(args.source)[0] not in (SourceKind.FILE, SourceKind.FOLDER)):
+    if presses and not recorded:
         raise CompanionError(f"--pause-at: expected a recorded game (a video file or a folder of images) "
                              f"as --source, got {args.source!r}; at a live table the players press Pause themselves")
     if presses and args.resume is not None:
@@ -95,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
         origin = Origin.SIMULATION
     else:
         source = open_source(args.source)
-        if classify(args.source)[0] in (SourceKind.FILE, SourceKind.FOLDER) and not args.headless:
+        if recorded and not args.headless:
             source = PacedSource(source)
         origin = Origin.CAMERA
 

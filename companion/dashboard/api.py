@@ -137,10 +137,15 @@ def pad() -> Response:
     return _answer(session.enter(action), session)
 
 
+def _keeps_zones(moves: Any) -> bool:
+    """Whether ``moves`` is the camera's move source (a simulation keeps no zones)."""
+    return moves is not None and hasattr(moves, "draw_zone")
+
+
 def _camera() -> Any:
     """The camera's move source, which keeps the table's zones (BadInput without one)."""
     moves = current_app.config.get("MOVES")
-    if moves is None or not hasattr(moves, "draw_zone"):
+    if not _keeps_zones(moves):
         raise BadInput("zones: expected a game watched by a camera, got "
                        + ("none" if moves is None else "a game without one (simulated)"))
     return moves
@@ -149,7 +154,7 @@ def _camera() -> Any:
 def zone_listing(moves: Any) -> dict[str, Any]:
     """The zones as the dashboard shows them: the kinds a player may draw, each zone (found or
     drawn) and the camera image's size, which the polygons' pixels refer to."""
-    if moves is None or not hasattr(moves, "draw_zone"):
+    if not _keeps_zones(moves):
         return {"kinds": [], "zones": [], "size": None}
     tracker = moves.tracker
     drawn = {z.kind for z in tracker.drawn_zones.zones}
