@@ -430,6 +430,11 @@ def _detect_segmented(
                 pieces = [p for p in pieces if p is not big]
                 pieces.extend(p for p in closer if abs(_shoelace(p.quad)) <= max_area)
         whole = [p for p in pieces if is_whole(p)]
+    if card_size is not None:
+        # a card cut in two by a band printed across it may leave two halves each of a card's
+        # shape (taken sideways): one card again when they make one of the size seen before
+        pieces = _halves_joined(pieces, masks, card_size[0] * card_size[1] * factor**2, is_whole, config)
+        whole = [p for p in pieces if is_whole(p)]
     typical = _typical_size(whole, None if card_size is None else (card_size[0] * factor, card_size[1] * factor))
     typical_area = typical[0] * typical[1] if typical else 0.0
     cardish = maps.interior + maps.boundary
@@ -652,17 +657,73 @@ def _joined(pieces: list[_Piece], dropped: list[int], partial: list[int], masks:
     for a, b in itertools.combinations(chosen, 2):
         if (a not in loose and b not in loose) or not np.any(near[a] & masks[id(pieces[b])]):
             continue
-        union = cv2.morphologyEx(masks[id(pieces[a])] | masks[id(pieces[b])], cv2.MORPH_CLOSE, kernel,
-                                 iterations=JOIN_GAP)
-        contours, _ = cv2.findContours(union, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        if len(contours) != 1:
-            continue
-        cv2.drawContours(union, contours, -1, 255, cv2.FILLED)
-        area = int(np.count_nonzero(union))
-        sizes = [np.count_nonzero(masks[id(pieces[k])]) for k in (a, b)]
-        score = (pieces[a].score * sizes[0] + pieces[b].score * sizes[1]) / max(sum(sizes), 1)
-        out.append((_region_piece(CardRegion(union, area, float(score))), (a, b)))
+        joined = _union_piece(pieces[a], pieces[b], masks)
+        if joined is not None:
+            out.append((joined[0], (a, b)))
     return out
+
+
+def _union_piece(a: _Piece, b: _Piece, masks: dict[int, np.ndarray]) -> tuple[_Piece, np.ndarray] | None:
+    """The piece made of the regions (``masks``, by piece id) of ``a`` and ``b`` with the gap
+    between them closed (see ``JOIN_GAP``), and its region; None when they stay apart."""
+    kernel = np.ones((3, 3), np.uint8)
+    union = cv2.morphologyEx(masks[id(a)] | masks[id(b)], cv2.MORPH_CLOSE, kernel, iterations=JOIN_GAP)
+    contours, _ = cv2.findContours(union, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if len(contours) != 1:
+        return None
+    cv2.drawContours(union, contours, -1, 255, cv2.FILLED)
+    area = int(np.count_nonzero(union))
+    sizes = [np.count_nonzero(masks[id(p)]) for p in (a, b)]
+    score = (a.score * sizes[0] + b.score * sizes[1]) / max(sum(sizes), 1)
+    return _region_piece(CardRegion(union, area, float(score))), union
+
+
+HALF_AREA = (0.25, 0.75)
+"""Least and largest area, as shares of the card size seen in earlier frames, of each of two
+pieces in full view that may be one card cut in two by a band printed across it (see
+:func:`_halves_joined`)."""
+HALVES_AREA = (0.8, 1.4)
+"""... and of the piece they make joined (it may take in the edges of the cards below a pile's top)."""
+HALF_FILL = 0.75
+"""Least share of its quad each of the two pieces fills (the upper part of a pile's top card may
+take in the cards sticking out below it)."""
+
+
+def _halves_joined(pieces: list[_Piece], masks: dict[int, np.ndarray], card_area: float,
+                   is_whole: Callable[[_Piece], bool], config: DetectConfig) -> list[_Piece]:
+    """``pieces`` with each two that are one card cut in two replaced by the piece they make:
+    each of a plausible shape, filling at least ``HALF_FILL`` of its quad and of a part of a
+    card's area (``card_area``, map pixels, see ``HALF_AREA``), their regions (``masks``) within
+    ``JOIN_GAP`` pixels, and joined a whole piece (``is_whole``) of a card's aspect
+    (``SIDE_CARD_ASPECT``: its outline may take in the edges of cards below) and size (see
+    ``HALVES_AREA``). The segmenter may see the checkered banner of a FINISH, or a walk card's row
+    of plaster marks, as an edge: fresh film 193's FINISH on the walk pile, cut at its banner, was
+    two cards of a card's shape lying sideways on every frame of its rest, read as nothing, and
+    the day's end was told 4 s late. Joined, it is outlined with the pile, and the top card is
+    looked for inside."""
+    halves = [k for k, p in enumerate(pieces)
+              if id(p) in masks and p.fill >= HALF_FILL and _plausible_shape(p.quad, config)
+              and HALF_AREA[0] * card_area <= abs(_shoelace(p.quad)) <= HALF_AREA[1] * card_area]
+    if len(halves) < 2:
+        return pieces
+    kernel = np.ones((3, 3), np.uint8)
+    joined: dict[int, _Piece] = {}
+    used: set[int] = set()
+    for a, b in itertools.combinations(halves, 2):
+        if a in used or b in used:
+            continue
+        if not np.any(cv2.dilate(masks[id(pieces[a])], kernel, iterations=JOIN_GAP + 1) & masks[id(pieces[b])]):
+            continue
+        made = _union_piece(pieces[a], pieces[b], masks)
+        if made is None:
+            continue
+        piece, union = made
+        if (is_whole(piece) and SIDE_CARD_ASPECT[0] <= _card_aspect(piece.quad) <= SIDE_CARD_ASPECT[1]
+                and HALVES_AREA[0] * card_area <= abs(_shoelace(piece.quad)) <= HALVES_AREA[1] * card_area):
+            masks[id(piece)] = union
+            joined[a] = piece
+            used |= {a, b}
+    return [joined.get(k, p) for k, p in enumerate(pieces) if k not in used or k in joined]
 
 
 def _keep_guesses(guessed: list[tuple[Detection, np.ndarray | None]], kept: list[np.ndarray],

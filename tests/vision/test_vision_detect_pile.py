@@ -684,3 +684,51 @@ def test_a_card_outline_running_across_a_quad_shows_a_card_lying_on_it(angle: fl
     cv2.line(crossing, tuple(np.round(a).astype(int)), tuple(np.round(b).astype(int)), 1.0, 2)
     crossed = _crossed(CardMaps(np.zeros_like(boundary), crossing, 1.0), quad)
     assert clean < TOP_CROSSED and printed < TOP_CROSSED <= crossed
+
+
+@pytest.mark.parametrize("band", [0.45, 0.5])
+def test_a_pile_top_cut_into_two_halves_of_a_cards_shape_is_one_card_of_the_size_seen_before(band: float) -> None:
+    # Fresh film 193: a FINISH laid on the walk pile, the network cutting it at its checkered
+    # banner into two halves, each of a card's shape taken sideways and filling its quad, so both
+    # stood as cards in full view, read as nothing on every frame of its rest (the day's end was
+    # told 4 s late). With the card size seen in earlier frames the two make one card again.
+    top = _card_at(640, 360, 4.0)
+    cards = [_card_at(636, 345, -3.0), top]
+    image = cv2.cvtColor(_frame(cards), cv2.COLOR_GRAY2BGR)
+    maps = _cut_pile_maps([], cards, band)
+    config = DetectConfig(seg_zoom=1.0)
+    apart = _detect_segmented(image, _MapsOf(maps), config, maps)  # type: ignore[arg-type]
+    assert len(apart) == 2 and all(d.visible and _corner_error(top, d.quad.as_array()) > 50.0 for d in apart)
+    found = _detect_segmented(image, _MapsOf(maps), config, maps, (90.0, 139.0))  # type: ignore[arg-type]
+    assert len(found) == 1 and found[0].visible
+    assert _corner_error(top, found[0].quad.as_array()) < 6.0
+
+
+def test_two_strips_of_cards_side_by_side_are_not_taken_for_halves_of_one() -> None:
+    # The strips of a row of cards lying over each other are pieces of a card's shape too; side
+    # by side they make a piece wider than any card (its aspect out of a card's), and stay two.
+    from vision.detect import SIDE_CARD_ASPECT, _halves_joined, _region_piece, _shoelace
+    from vision.segment import CardRegion
+
+    card = 90.0 * 139.0 * FACTOR**2
+    masks, pieces = {}, []
+    for x0 in (100, 100 + round(0.72 * 90 * FACTOR) + 1):
+        mask = np.zeros((270, 480), np.uint8)
+        mask[100:100 + round(139 * FACTOR), x0:x0 + round(0.72 * 90 * FACTOR)] = 255
+        piece = _region_piece(CardRegion(mask, int(np.count_nonzero(mask)), 0.9))
+        masks[id(piece)] = mask
+        pieces.append(piece)
+    both = pieces[0].quad.tolist() + pieces[1].quad.tolist()
+    assert _card_aspect(np.array(cv2.boxPoints(cv2.minAreaRect(np.float32(both))))) > SIDE_CARD_ASPECT[1]
+    whole = lambda p: p.fill >= 0.9  # noqa: E731
+    assert _halves_joined(pieces, masks, card, whole, DetectConfig()) == pieces
+    # the same two pieces stacked end to end make one card's outline: joined
+    stacked = []
+    for y0 in (100, 100 + round(0.5 * 139 * FACTOR)):
+        mask = np.zeros((270, 480), np.uint8)
+        mask[y0:y0 + round(0.5 * 139 * FACTOR), 100:100 + round(90 * FACTOR)] = 255
+        piece = _region_piece(CardRegion(mask, int(np.count_nonzero(mask)), 0.9))
+        masks[id(piece)] = mask
+        stacked.append(piece)
+    joined = _halves_joined(stacked, masks, card, whole, DetectConfig())
+    assert len(joined) == 1 and abs(abs(_shoelace(joined[0].quad)) / card - 1.0) < 0.1
