@@ -365,6 +365,7 @@ class CardReader:
                         quad, hit, crop = inner
                         found_inside[k] = Quad.card_order(quad.as_array()).as_array()
                         detections[k] = replace(det, quad=quad, visible=True, inside=(), also_inside=())
+                hit = _lone_value_open(hit)
                 fresh.append((k, corners, thumb))
             readings.append(hit)
             crops.append(crop)
@@ -565,6 +566,21 @@ of 106), and two of the three wrong counts and the one wrong kind below."""
 DEBLURRED_SURE = 0.75
 """Least confidence of a km value or date read from a deblurred crop (the fields read right on
 the tuning stills' blurred frames: 10% below 0.78; the three wrong ones at 0.62-0.72)."""
+
+
+LONE_ACCEPT = 0.75
+"""Least confidence of a one-digit km value of a card on the table (tuning set 1102700: W10 read
+as 1 and W14 as 4, each at 0.70, one digit lost to blur; lone digits read right at 0.60-0.70
+three times). A shown hand's strips have checks of their own (:mod:`vision.hand`)."""
+
+
+def _lone_value_open(reading: CardReading) -> CardReading:
+    """``reading`` with a one-digit walk value below :data:`LONE_ACCEPT` left open (it may be what
+    blur or a cover left of two digits); the kind stands."""
+    f = reading.field_confidences
+    if reading.kind is CardKind.WALK and reading.value is not None and reading.value < 10 and f.value < LONE_ACCEPT:
+        return replace(reading, value=None, field_confidences=replace(f, value=0.0))
+    return reading
 
 
 def _outside(shape: tuple[int, ...], quad: Quad, config: RectifyConfig) -> np.ndarray | None:
