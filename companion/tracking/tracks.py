@@ -79,6 +79,12 @@ one card, now as the other), so it does not count towards a hand over the table.
 STAND_IN_COVER = 0.8
 """Likewise a settled card missing while one outline seen there covers this share of its area:
 several cards outlined as one (a whole gladiola fan taken for a single card for a few frames)."""
+STAND_IN_HIDDEN = 0.5
+"""Likewise a settled card missing while an outline never read and flagged partly hidden takes in
+this share of where it settled: the detector outlining the card with what lies around it (fresh
+film 194: W38 on the walk pile outlined for six frames with the pile and the START card below as
+one unread outline, 117 px across, holding 0.56 of W38's place; the table counted as busy, and a
+gladiola that had come to rest meanwhile was judged 2.47 s late)."""
 TAKES_IN_COVER = 0.9
 """An unread outline holding this share of a resting card's outline ..."""
 TAKES_IN_GROWTH = 1.35
@@ -690,6 +696,7 @@ class CardTracker:
         # a card that vanished only just now counts; one long gone is taken away, not covered
         now = self._last_time if self._last_time is not None else 0.0
         seen = [t.quad for t in self._tracks.values() if t.seen_now]
+        unread_hidden = [t.quad for t in self._tracks.values() if t.seen_now and t.covered and t.reading is None]
         # a card partly hidden under another (the START card under the walk pile, a pile's lower
         # cards) comes and goes, and jumps between outlines, as the detector finds more or less
         # of it: an arm over the table shows elsewhere too (film 124: the START card's sliver
@@ -698,7 +705,8 @@ class CardTracker:
             t for t in established
             if (t.moved_now and not t.shaky)
             or (not t.seen_now and not t.covered and now - t.last_seen <= self.config.settle_seconds + 1e-9
-                and not any(_stands_in(q, t.quad) for q in seen))
+                and not any(_stands_in(q, t.quad) for q in seen)
+                and not any(share_inside(t.settled.quad, q) >= STAND_IN_HIDDEN for q in unread_hidden))
         ]
         moving = [t for t in self._tracks.values()
                   if t.moved_now and t.settled is None and t not in new_tracks and not self._wobbling(t, now)

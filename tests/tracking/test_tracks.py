@@ -576,6 +576,35 @@ def test_a_fan_outlined_as_one_card_in_some_frames_does_not_make_a_hand(covers):
     assert frames_17 == ([last_moving + 2 + SETTLE_FRAMES] if covers else [])
 
 
+@pytest.mark.parametrize("takes_in", [True, False])
+def test_a_settled_card_outlined_with_what_lies_around_it_does_not_make_a_hand(takes_in):
+    # Fresh film 194: the walk pile's top card, at rest, went unseen for six frames while the
+    # detector outlined it together with the cards below and beside it: one unread outline,
+    # flagged partly hidden, holding about half of the card's place. That is no hand: a walk
+    # laid meanwhile settles on time. An unread outline holding less of it leaves the card
+    # missing, as a hand taking it would: the walk waits until the table is calm.
+    from companion.tracking.geometry import share_inside
+    from companion.tracking.tracks import STAND_IN_HIDDEN
+
+    film = Film()
+    film.still([G3], 20)
+    for k in range(10):
+        f = (k + 1) / 10 * 0.9
+        film.frame([G3.obs(), W17.at(W17.x, HEIGHT + 50 + (W17.y - HEIGHT - 50) * f).obs(visible=False, confidence=0.4)])
+    last_moving = len(film.frames) - 1
+    shift = 35.0 if takes_in else 62.0
+    around = card_quad(G3.x - shift, G3.y - 20, w=CARD_W + 50, h=CARD_H + 40)
+    assert (share_inside(card_quad(G3.x, G3.y), around) >= STAND_IN_HIDDEN) == takes_in
+    for k in range(40):
+        film.frame([W17.obs(), _unread(around)] if 2 <= k < 8 else [G3.obs(), W17.obs()])
+    events = settled(run(CardTracker(), film))
+    frames_17 = [i for i, e in events if e.card.reading.value == 17]
+    on_time = last_moving + 2 + SETTLE_FRAMES
+    assert (frames_17 == [on_time]) == takes_in
+    assert len(frames_17) == 1 and frames_17[0] >= on_time
+    assert not removed(run(CardTracker(), film))
+
+
 def test_a_card_laid_on_a_pile_seen_in_turn_with_the_pile_outlined_as_one_is_read():
     # The 30 rests on a pile. A hand lays the 32 on it; the detector sees the pile now as one
     # unread outline with the cards below, now the 32 alone (read), a few pixels off the 30's
