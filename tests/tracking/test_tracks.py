@@ -306,6 +306,29 @@ def test_a_card_put_back_where_another_lay_is_a_change_not_a_flicker():
     assert events[1][0] == rest + SETTLE_FRAMES
 
 
+def test_an_outline_never_read_is_restless_only_until_it_has_lain_still_the_settle_time():
+    # Fresh Valais*Wallis film 199: an outline straddling two cards of the row, never read and
+    # still, was counted as a card on the move on every frame, and the row was never judged while
+    # wrong cards were put in and taken away. Unread and still for the settle time, it is at
+    # rest; one that moves is restless again until it has lain still as long.
+    from companion.tracking.tracks import UNREAD_AT_REST
+
+    tracker = CardTracker()
+    film = Film(seed=3)
+    ghost = card_quad(W17.x + 35, W17.y)
+    for _ in range(20):
+        film.frame([W17.obs(), _unread(ghost)])
+    for _ in range(20):
+        film.frame([W17.obs(), _unread(card_quad(W17.x + 120, W17.y + 40))])
+    restless = []
+    for i, result in enumerate(film.results()):
+        tracker.update(i / FPS, result)
+        restless.append(any(q.centroid[0] > W17.x + 20 for q in tracker.restless(seen_within=1.0)))
+    still = math.ceil(UNREAD_AT_REST * FPS - 1e-9)
+    assert all(restless[:still]) and not any(restless[still:20])
+    assert all(restless[20:20 + still]) and not any(restless[20 + still + 1:])
+
+
 def test_a_card_changing_what_it_shows_is_restless_until_its_new_reading_settles():
     # One card taken away and another put exactly where it lay, the hand gone at once: the
     # track keeps the old reading until the votes turn, but it is not at rest meanwhile.
