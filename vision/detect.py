@@ -680,7 +680,7 @@ def _union_piece(a: _Piece, b: _Piece, masks: dict[int, np.ndarray]) -> tuple[_P
 
 HALF_AREA = (0.25, 0.75)
 """Least and largest area, as shares of the card size seen in earlier frames, of each of two
-pieces in full view that may be one card cut in two by a band printed across it (see
+pieces of a card's shape that may be one card cut in two by a band printed across it (see
 :func:`_halves_joined`)."""
 HALVES_AREA = (0.8, 1.4)
 """... and of the piece they make joined (it may take in the edges of the cards below a pile's top)."""

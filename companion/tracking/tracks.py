@@ -437,7 +437,8 @@ class CardTracker:
     def restless(self, seen_within: float,
                  misread: Callable[[Reading, Reading], bool] | None = None) -> tuple[Quad, ...]:
         """Where the cards seen in the last ``seen_within`` seconds that are not at rest lie
-        (moving, just put down, or changing what they show). With ``misread``: a card lying on
+        (moving, just put down, or changing what they show; an outline never read counts until
+        it has lain still for ``UNREAD_AT_REST``). With ``misread``: a card lying on
         its settled place whose reading changes counts at rest when ``misread(settled, now)``
         says the change is a misreading of the same card (the game knows which cards can be)."""
         now = self._last_time if self._last_time is not None else 0.0
