@@ -414,6 +414,7 @@ def _detect_segmented(
                 continue
         pieces.append(piece)
         masks[id(piece)] = region.mask
+    pieces = _distinct(pieces, masks, config.nms_iou)
     mh, mw = maps.interior.shape
 
     def is_whole(p: _Piece) -> bool:
@@ -429,6 +430,7 @@ def _detect_segmented(
             if closer:
                 pieces = [p for p in pieces if p is not big]
                 pieces.extend(p for p in closer if abs(_shoelace(p.quad)) <= max_area)
+        pieces = _distinct(pieces, masks, config.nms_iou)
         whole = [p for p in pieces if is_whole(p)]
     if card_size is not None:
         # a card cut in two by a band printed across it may leave two halves each of a card's
@@ -876,6 +878,23 @@ WIDER_COVER = 0.6
 """The wider look is taken only when one of the whole cards it finds covers at least this share
 of the piece looked at: the piece is part of that card. Otherwise the coarse piece stands. (0.8
 loses film 111's W16 in the replay.)"""
+
+
+def _distinct(pieces: list[_Piece], masks: dict[int, np.ndarray], most: float) -> list[_Piece]:
+    """``pieces`` (in their order) without those found by a closer look (see :func:`_zoom_piece`)
+    that are a piece already there seen again: overlapping a region's piece, or a piece of an
+    earlier closer look, by an IoU above ``most``. A closer look segments the whole box round a
+    piece, and the cards beside it in the box come back as pieces too (fresh Valais*Wallis film
+    199, frame 6498: a sprawling piece of 0.4 fill across a two-line row looked at closer gave
+    seven cards, two of them lying in the row with their own regions; each came out twice, the
+    tracker followed the two outlines of one card as two cards, one of them never settled, and
+    the wrong card put in beside them was taken away unjudged)."""
+    ordered = sorted(range(len(pieces)), key=lambda k: id(pieces[k]) not in masks)  # regions first
+    kept: list[int] = []
+    for k in ordered:
+        if id(pieces[k]) in masks or all(_quad_iou(pieces[k].quad, pieces[j].quad) <= most for j in kept):
+            kept.append(k)
+    return [pieces[k] for k in sorted(kept)]
 
 
 def _zoom_piece(

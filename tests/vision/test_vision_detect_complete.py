@@ -355,6 +355,26 @@ def test_the_wider_look_is_taken_only_when_a_card_found_holds_the_piece() -> Non
     assert _zoom_piece(image, _BlueSegmenter(), wide, factor, DetectConfig()) == []  # type: ignore[arg-type]
 
 
+def test_a_card_beside_a_piece_looked_at_closer_is_found_once() -> None:
+    # Two cards joined in the whole-frame maps by a thin bridge over the table make one sprawling
+    # piece, filling its box poorly; a third card lies inside that box with its own region. The
+    # closer look at the sprawling piece sees all three cards apart: the third is found once,
+    # not once from its own region and once more from the closer look.
+    from vision.detect import DetectConfig, _detect_segmented
+    from vision.segment import CardMaps, letterbox
+
+    left, middle, right = _card_at(400, 240), _card_at(560, 270), _card_at(720, 240)
+    bridge = np.array([[440.0, 168.0], [680.0, 168.0], [680.0, 178.0], [440.0, 178.0]])  # above the middle card
+    image = _scene([left, middle, right], [left, middle, right])
+    segmenter = _BlueSegmenter()
+    canvas, factor = letterbox(_scene([left, middle, right], [left, middle, right, bridge]))
+    maps = segmenter.maps_of_canvas(canvas, (round(720 * factor), round(1280 * factor)))
+    found = _detect_segmented(image, segmenter, DetectConfig(), CardMaps(maps.interior, maps.boundary, factor))  # type: ignore[arg-type]
+    assert len(found) == 3
+    for card in (left, middle, right):
+        assert min(_corner_error(card, d.quad.as_array()) for d in found) < 4.0
+
+
 def test_a_closer_look_at_a_fan_counts_a_card_seen_with_a_strip_beside_it_as_two() -> None:
     # A fan of three cards is one region twice a card's size; looked at closer, the first card
     # shows as a strip and the top card as one region with the strip of the middle card beside
