@@ -417,8 +417,8 @@ def _detect_segmented(
     pieces = _distinct(pieces, masks, config.nms_iou)
     mh, mw = maps.interior.shape
 
-    def is_whole(p: _Piece) -> bool:
-        return p.fill >= config.seg_visible_fill and _plausible_shape(p.quad, config) and not _touches_border(p.quad, mw, mh, 1.5)
+    def is_whole(p: _Piece, fill: float = config.seg_visible_fill) -> bool:
+        return p.fill >= fill and _plausible_shape(p.quad, config) and not _touches_border(p.quad, mw, mh, 1.5)
 
     whole = [p for p in pieces if is_whole(p)]
     if config.seg_zoom > 1 and len(whole) >= 3:
@@ -689,16 +689,21 @@ HALVES_AREA = (0.8, 1.4)
 HALF_FILL = 0.75
 """Least share of its quad each of the two pieces fills (the upper part of a pile's top card may
 take in the cards sticking out below it)."""
+HALVES_FILL = 0.85
+"""... and the piece they make (fresh film 200: W14 on the walk pile, cut at its row of plaster
+marks, its upper part taking in the edges of the START card and another card sticking out at its
+sides; joined, the two filled 0.90 of their quad on some frames and a little less on others, were
+left two pieces read as nothing, and the walk was told 2.2 s late)."""
 
 
 def _halves_joined(pieces: list[_Piece], masks: dict[int, np.ndarray], card_area: float,
-                   is_whole: Callable[[_Piece], bool], config: DetectConfig) -> list[_Piece]:
+                   is_whole: Callable[[_Piece, float], bool], config: DetectConfig) -> list[_Piece]:
     """``pieces`` with each two that are one card cut in two replaced by the piece they make:
     each of a plausible shape, filling at least ``HALF_FILL`` of its quad and of a part of a
     card's area (``card_area``, map pixels, see ``HALF_AREA``), their regions (``masks``) within
-    ``JOIN_GAP`` pixels, and joined a whole piece (``is_whole``) of a card's aspect
-    (``SIDE_CARD_ASPECT``: its outline may take in the edges of cards below) and size (see
-    ``HALVES_AREA``). The segmenter may see the checkered banner of a FINISH, or a walk card's row
+    ``JOIN_GAP`` pixels, and joined a whole piece (``is_whole`` at the fill ``HALVES_FILL``) of a
+    card's aspect (``SIDE_CARD_ASPECT``: its outline may take in the edges of cards below) and
+    size (see ``HALVES_AREA``). The segmenter may see the checkered banner of a FINISH, or a walk card's row
     of plaster marks, as an edge: fresh film 193's FINISH on the walk pile, cut at its banner, was
     two cards of a card's shape lying sideways on every frame of its rest, read as nothing, and
     the day's end was told 4 s late. Joined, it is outlined with the pile, and the top card is
@@ -720,7 +725,7 @@ def _halves_joined(pieces: list[_Piece], masks: dict[int, np.ndarray], card_area
         if made is None:
             continue
         piece, union = made
-        if (is_whole(piece) and SIDE_CARD_ASPECT[0] <= _card_aspect(piece.quad) <= SIDE_CARD_ASPECT[1]
+        if (is_whole(piece, HALVES_FILL) and SIDE_CARD_ASPECT[0] <= _card_aspect(piece.quad) <= SIDE_CARD_ASPECT[1]
                 and HALVES_AREA[0] * card_area <= abs(_shoelace(piece.quad)) <= HALVES_AREA[1] * card_area):
             masks[id(piece)] = union
             joined[a] = piece

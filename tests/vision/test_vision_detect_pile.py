@@ -720,7 +720,7 @@ def test_two_strips_of_cards_side_by_side_are_not_taken_for_halves_of_one() -> N
         pieces.append(piece)
     both = pieces[0].quad.tolist() + pieces[1].quad.tolist()
     assert _card_aspect(np.array(cv2.boxPoints(cv2.minAreaRect(np.float32(both))))) > SIDE_CARD_ASPECT[1]
-    whole = lambda p: p.fill >= 0.9  # noqa: E731
+    whole = lambda p, fill: p.fill >= fill  # noqa: E731
     assert _halves_joined(pieces, masks, card, whole, DetectConfig()) == pieces
     # the same two pieces stacked end to end make one card's outline: joined
     stacked = []
@@ -732,3 +732,32 @@ def test_two_strips_of_cards_side_by_side_are_not_taken_for_halves_of_one() -> N
         stacked.append(piece)
     joined = _halves_joined(stacked, masks, card, whole, DetectConfig())
     assert len(joined) == 1 and abs(abs(_shoelace(joined[0].quad)) / card - 1.0) < 0.1
+
+
+def test_halves_whose_joined_piece_takes_in_the_edges_of_cards_below_are_joined() -> None:
+    # Fresh film 200: W14 on the walk pile, cut at its row of plaster marks; its upper part takes
+    # in the edges of the cards below sticking out at its sides and above it. Joined, the two
+    # fill a little less of their quad than a card in full view does, and are one card still.
+    from vision.detect import HALVES_FILL, _halves_joined, _region_piece
+    from vision.segment import CardRegion
+
+    w, h = 90 * FACTOR, 139 * FACTOR
+    card = w * h
+    x, y = 200.0, 100.0
+
+    def region(rects: list[tuple[float, float, float, float]]):
+        mask = np.zeros((270, 480), np.uint8)
+        for x0, x1, y0, y1 in rects:
+            mask[round(y0):round(y1), round(x0):round(x1)] = 255
+        return _region_piece(CardRegion(mask, int(np.count_nonzero(mask)), 0.9)), mask
+
+    upper, upper_mask = region([(x, x + w, y, y + h / 2),  # the top card's upper half
+                                (x - 0.1 * w, x, y + 0.1 * h, y + 0.4 * h),  # the cards below it, at its sides
+                                (x + w, x + 1.1 * w, y + 0.1 * h, y + 0.4 * h),
+                                (x + 0.35 * w, x + 0.65 * w, y - 0.1 * h, y)])  # and above it
+    lower, lower_mask = region([(x, x + w, y + h / 2, y + h)])
+    masks = {id(upper): upper_mask, id(lower): lower_mask}
+    joined = _halves_joined([upper, lower], masks, card, lambda p, fill: p.fill >= fill, DetectConfig())
+    assert len(joined) == 1 and HALVES_FILL <= joined[0].fill < 0.9
+    # a card in full view fills 0.9 of its quad: the two halves were left apart at that bar
+    assert _halves_joined([upper, lower], masks, card, lambda p, fill: p.fill >= max(fill, 0.9), DetectConfig()) == [upper, lower]
