@@ -375,12 +375,36 @@ def test_a_card_beside_a_piece_looked_at_closer_is_found_once() -> None:
         assert min(_corner_error(card, d.quad.as_array()) for d in found) < 4.0
 
 
+def test_a_fan_seen_as_one_piece_wider_than_a_card_is_looked_at_closer_for_its_top_card() -> None:
+    # Film 187's gladiola fan: in the whole-frame maps the top card and the strip of the card
+    # below are one piece of 1.4 cards, wider than a card; closer, they show apart. The piece is
+    # looked at closer for being wider than a card (not only for being twice a card's size), and
+    # the top card is found in full view.
+    from vision.detect import SPLIT_WIDE_AREA, DetectConfig, _detect_segmented
+    from vision.segment import CardMaps, letterbox
+
+    lone = [_card_at(200 + 150 * k, 200) for k in range(3)]
+    below, top = _card_at(800, 420), _card_at(840, 420)
+    strip = np.array([below[0], top[0] - [3, 0], top[3] - [3, 0], below[3]])
+    fan = np.array([below[0], top[1], top[2], below[3]])
+    assert SPLIT_WIDE_AREA < 1.4 < DetectConfig().seg_split_area
+    image = _scene(lone + [below, top], lone + [strip, top])
+    segmenter = _BlueSegmenter()
+    canvas, factor = letterbox(_scene(lone + [below, top], lone + [fan]))
+    maps = segmenter.maps_of_canvas(canvas, (round(720 * factor), round(1280 * factor)))
+    found = _detect_segmented(image, segmenter, DetectConfig(), CardMaps(maps.interior, maps.boundary, factor))  # type: ignore[arg-type]
+    assert any(d.visible and _corner_error(top, d.quad.as_array()) < 4.0 for d in found)
+    for card in lone:
+        assert any(d.visible and _corner_error(card, d.quad.as_array()) < 4.0 for d in found)
+
+
 def test_a_closer_look_at_a_fan_counts_a_card_seen_with_a_strip_beside_it_as_two() -> None:
     # A fan of three cards is one region twice a card's size; looked at closer, the first card
     # shows as a strip and the top card as one region with the strip of the middle card beside
     # it, wider than a card. That region holds two cards: the split is taken (its wide piece is
-    # cut back to the top card later, see _mend_side). A closer look showing one card of a
-    # card's shape and a strip is no split.
+    # cut back to the top card later, see _mend_side). So it is when the top card of a card's
+    # shape and the strip of a card below show apart. A closer look showing one card alone, or
+    # one card and a piece of no strip's shape, is no split.
     from vision.detect import SIDE_MIN_WIDE, DetectConfig, _card_aspect, _zoom_piece
 
     first, middle, top = _card_at(550, 325), _card_at(585, 325), _card_at(610, 325)
@@ -395,4 +419,11 @@ def test_a_closer_look_at_a_fan_counts_a_card_seen_with_a_strip_beside_it_as_two
     assert max(_card_aspect(p.quad) for p in closer) > SIDE_MIN_WIDE
     narrow = np.array([middle[0] + [20, 0], top[1], top[2], middle[3] + [20, 0]])
     image = _scene([first, middle, top], [strip, narrow])
+    closer = _zoom_piece(image, _BlueSegmenter(), piece, factor, DetectConfig(), min_whole=2)  # type: ignore[arg-type]
+    aspects = sorted(_card_aspect(p.quad) for p in closer)
+    assert len(aspects) == 2 and aspects[0] < DetectConfig().min_aspect <= aspects[1] <= SIDE_MIN_WIDE
+    image = _scene([first, middle, top], [narrow])
+    assert _zoom_piece(image, _BlueSegmenter(), piece, factor, DetectConfig(), min_whole=2) == []  # type: ignore[arg-type]
+    stub = np.array([first[0], middle[0] - [3, 0], first[0] + [0, 60]])  # no strip: a corner
+    image = _scene([first, middle, top], [stub, narrow])
     assert _zoom_piece(image, _BlueSegmenter(), piece, factor, DetectConfig(), min_whole=2) == []  # type: ignore[arg-type]
