@@ -30,7 +30,7 @@ import cv2
 import numpy as np
 
 from companion.errors import CompanionError
-from companion.games import canonical_name, gladiola
+from companion.games import canonical_name, gladiola, valais
 from companion.session import MoveItem
 from companion.setup_profile import CameraSetup
 from companion.sources import Frame
@@ -237,7 +237,7 @@ class VisionMoves:
         over = self.game == "gladiola" and bool(getattr(view, "over", False))
         self.hand = self._hand_over_table(image, frame.timestamp if over else None)
         self._last = (frame.index, result, image)
-        if self.arm is not None and self.game == "gladiola":
+        if self.arm is not None and self.game in ("gladiola", "valais"):
             del self._arms[:-ARMS_KEPT]
             # one arm: frames with an arm at the same place, with gaps of at most ARM_GAP seconds
             if (not self._arms or frame.timestamp - self._arm_time > ARM_GAP + 1e-9
@@ -256,6 +256,8 @@ class VisionMoves:
         shown = self._watch_hands(image, view, frame.index, frame.timestamp)
         items = [MoveItem(m.frame_index, m.timestamp, m.action, tuple(m.evidence)) for m in found]
         items += [MoveItem(frame.index, frame.timestamp, action, ()) for action in shown]
+        if self.game == "valais":
+            return self._whose_card(items, view)
         return self._whose(items, view) if self.game == "gladiola" else items
 
     def _whose(self, items: list[MoveItem], view: Any) -> list[MoveItem]:
@@ -297,6 +299,33 @@ class VisionMoves:
             if isinstance(item.action, (gladiola.Walk, gladiola.LayGladiola, gladiola.TableWalk)):
                 expected = (expected + 1) % view.players
         return out
+
+    def _whose_card(self, items: list[MoveItem], view: Any) -> list[MoveItem]:
+        """Valais*Wallis: learn the players' places from the arms that put cards into the row, and
+        put a :class:`valais.MissedWrong` before a card put in clearly from the place of the player
+        who plays after the one the count has: that player put a wrong card in
+        and took it away while the camera did not see it (fresh film 199, four players: a wrong
+        1872 lay in the row for less than a second, never judged; from then on every card was
+        given to the player before the one who put it in). Only one card put in at a time, and
+        not where the round's end may change who plays next (see :func:`_next_player`)."""
+        placed = [item for item in items if isinstance(item.action, valais.PlaceSeen)]
+        if len(placed) != 1 or view is None or view.over or view.current_player is None:
+            self._arms = [] if placed else self._arms
+            return items
+        arms, self._arms = self._arms, []
+        if not arms:
+            return items
+        if self._seats is None:
+            self._seats = SeatMap(view.players)
+        entry = ArmEntry.middle(arms[-1])
+        expected = view.current_player
+        player = self._seats.who(entry, reach=ROW_SEAT_REACH)  # (players reach along the row as for a shown row)
+        if player is not None and player != expected and player == _next_player(view) and view.stack_size > 0:
+            self._seats.learn(player, entry)
+            k = items.index(placed[0])
+            return items[:k] + [MoveItem(placed[0].frame_index, placed[0].timestamp, valais.MissedWrong(), ())] + items[k:]
+        self._seats.learn(expected, entry)
+        return items
 
     def _row_layer(self) -> tuple[int | None, int | None]:
         """The player whose arm left the table just as this calm spell began (the one who laid
@@ -464,6 +493,26 @@ def _label(obs: Any) -> str:
     if obs.value is not None:
         return f"{obs.value} km" + (f" +{obs.blisters}" if obs.blisters else "")
     return obs.kind.value
+
+
+def _next_player(view: valais.PublicView) -> int | None:
+    """Valais*Wallis: who plays after the current player when the current player's turn ends
+    now with a card drawn (the seats from the first player on, still in and holding cards; after
+    the round's last, the next round's first when nobody's hand is empty, so that the round's end
+    changes nothing); None when not known so (a hand empty: the round's end may end the game or
+    put players out) or the current player is not to place a card."""
+    if view.step is not valais.Step.PLACE or view.current_player is None:
+        return None
+
+    def place(p: int) -> int:
+        return (p - view.first_player) % view.players
+
+    later = [p for p in view.players_in if place(p) > place(view.current_player) and view.hand_counts[p] > 0]
+    if later:
+        return min(later, key=place)
+    if any(view.hand_counts[p] == 0 for p in view.players_in):
+        return None
+    return min(view.players_in, key=place)
 
 
 def _played_last(player: int, expected: int, players: int) -> bool:

@@ -295,3 +295,39 @@ def test_a_shown_row_with_cards_never_read_asks_to_be_spread_and_marks_them(monk
     assert [hand.player for hand in source.take_reveals()] == [1]
     assert source.take_notices() == []
     assert tuple(int(v) for v in source.annotate(Frame(k, k / fps, table()))[145, 300]) != SPREAD_COLOUR
+
+
+def test_a_card_put_in_from_the_next_players_place_counts_in_a_wrong_card_missed_before_it():
+    # Valais*Wallis, four players: once the places are learnt from the arms that put cards in,
+    # a card put in from the place of the player after the one the count has means that player
+    # put a wrong card in and took it away unseen (fresh film 199): a MissedWrong goes first.
+    from companion.games import valais
+    from companion.session import MoveItem
+    from companion.tracking.seats import ArmEntry
+
+    places = [ArmEntry(0.3, 1.0), ArmEntry(0.0, 0.4), ArmEntry(0.5, 0.0), ArmEntry(1.0, 0.5)]
+    source = VisionMoves("valais", reader=NoReader())
+    placed = valais.PlaceSeen(valais.SeenCard(7, valais.CardDate(1900)), 0)
+
+    def put(current: int, entry: ArmEntry, hands: tuple[int, ...] = (3, 3, 3, 3)) -> list:
+        view = valais.PublicView(players=4, timeline=(), hand_counts=hands, stack_size=20, discard_size=0,
+                                 set_aside=0, current_player=current, round_no=2, first_player=0,
+                                 players_in=(0, 1, 2, 3), step=valais.Step.PLACE, pending_joker=None,
+                                 recipients=(), revealed=((),) * 4, over=False, winners=())
+        source._arms = [[entry]]
+        return [item.action for item in source._whose_card([MoveItem(5, 0.5, placed, ())], view)]
+
+    for _ in range(2):  # every player puts a card in from their place, as counted: nothing to add
+        for player, place in enumerate(places):
+            assert put(player, place) == [placed]
+    # player 2 to play by the count; the card comes in along the row from player 3's side
+    assert put(2, ArmEntry(0.95, 0.62)) == [valais.MissedWrong(), placed]
+    # from two places on (two moves missed, or a slip of the places): left as it is
+    assert put(2, places[0]) == [placed]
+    # from far off every place: left as it is
+    assert put(2, ArmEntry(0.7, 0.7)) == [placed]
+    # the round's last player by the count, the card from the first player's place: the next
+    # round's first move, when no hand is empty (the round's end changes nothing) ...
+    assert put(3, places[0]) == [valais.MissedWrong(), placed]
+    # ... but with a hand empty the round's end may end the game or put players out: left as it is
+    assert put(3, places[0], hands=(3, 0, 3, 3)) == [placed]
