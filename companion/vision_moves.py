@@ -302,15 +302,16 @@ class VisionMoves:
 
     def _whose_card(self, items: list[MoveItem], view: Any) -> list[MoveItem]:
         """Valais*Wallis: learn the players' places from the arms that put cards into the row, and
-        put a :class:`valais.MissedWrong` before a card put in clearly from the place of the player
-        who plays after the one the count has: that player put a wrong card in
-        and took it away while the camera did not see it (fresh film 199, four players: a wrong
-        1872 lay in the row for less than a second, never judged; from then on every card was
-        given to the player before the one who put it in). Only one card put in at a time, and
-        not where the round's end may change who plays next (see :func:`_next_player`)."""
+        put a :class:`valais.MissedWrong` before a card put in clearly from the place of the
+        player who plays after the one the count has: the count's player put a wrong card in and
+        took it away while the camera did not see it (fresh film 199, four players: a wrong 1872
+        lay in the row for less than a second, never judged; from then on every card was given
+        to the player before the one who put it in). Only one card put in at a time, and not
+        where the round's end may change who plays next (see :func:`_next_player`)."""
         placed = [item for item in items if isinstance(item.action, valais.PlaceSeen)]
         if len(placed) != 1 or view is None or view.over or view.current_player is None:
-            self._arms = [] if placed else self._arms
+            if placed:
+                self._arms = []  # the arms before these cards are not paired with any
             return items
         arms, self._arms = self._arms, []
         if not arms:

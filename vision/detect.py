@@ -710,11 +710,11 @@ def _halves_joined(pieces: list[_Piece], masks: dict[int, np.ndarray], card_area
     card's area (``card_area``, map pixels, see ``HALF_AREA``), their regions (``masks``) within
     ``JOIN_GAP`` pixels, and joined a whole piece (``is_whole`` at the fill ``HALVES_FILL``) of a
     card's aspect (``SIDE_CARD_ASPECT``: its outline may take in the edges of cards below) and
-    size (see ``HALVES_AREA``). The segmenter may see the checkered banner of a FINISH, or a walk card's row
-    of plaster marks, as an edge: fresh film 193's FINISH on the walk pile, cut at its banner, was
-    two cards of a card's shape lying sideways on every frame of its rest, read as nothing, and
-    the day's end was told 4 s late. Joined, it is outlined with the pile, and the top card is
-    looked for inside."""
+    size (see ``HALVES_AREA``). The segmenter may see the checkered banner of a FINISH, or a walk
+    card's row of plaster marks, as an edge: fresh film 193's FINISH on the walk pile, cut at its
+    banner, was two cards of a card's shape lying sideways on every frame of its rest, read as
+    nothing, and the day's end was told 4 s late. Joined, it is outlined with the pile, and the
+    top card is looked for inside."""
     halves = [k for k, p in enumerate(pieces)
               if id(p) in masks and p.fill >= HALF_FILL and _plausible_shape(p.quad, config)
               and HALF_AREA[0] * card_area <= abs(_shoelace(p.quad)) <= HALF_AREA[1] * card_area]
@@ -993,7 +993,7 @@ def _look_closer(
     if 1 in wholes and any(not w and p.fill >= config.seg_visible_fill and p.box_fill >= STRIP_BOX_FILL
                            and _card_aspect(p.quad) < config.min_aspect for p, w in zip(out, wholes)):
         # a card with strips of cards narrower than any card seen apart beside it: a fan's top
-        # card over the cards below, two cards at least (fresh film 187: the gladiola fan seen as
+        # card over the cards below, two cards at least (film 187: the gladiola fan seen as
         # one piece of 1.6 cards; closer, G2 on top and the strips of the cards below apart; not
         # split, the piece was cut to a card's outline across the strips, read as nothing, and
         # G2 was unseen for nine frames, its verdict 0.8 s after it came to rest)
