@@ -307,7 +307,7 @@ class VisionMoves:
         took it away while the camera did not see it (fresh film 199, four players: a wrong 1872
         lay in the row for less than a second, never judged; from then on every card was given
         to the player before the one who put it in). Only one card put in at a time, and not
-        where the round's end may change who plays next (see :func:`_next_player`)."""
+        where the round's end may change who plays next (see :meth:`valais.PublicView.next_to_place`)."""
         placed = [item for item in items if isinstance(item.action, valais.PlaceSeen)]
         if len(placed) != 1 or view is None or view.over or view.current_player is None:
             if placed:
@@ -321,7 +321,7 @@ class VisionMoves:
         entry = ArmEntry.middle(arms[-1])
         expected = view.current_player
         player = self._seats.who(entry, reach=ROW_SEAT_REACH)  # (players reach along the row as for a shown row)
-        if player is not None and player != expected and player == _next_player(view) and view.stack_size > 0:
+        if player is not None and player != expected and player == view.next_to_place() and view.stack_size > 0:
             self._seats.learn(player, entry)
             k = items.index(placed[0])
             return items[:k] + [MoveItem(placed[0].frame_index, placed[0].timestamp, valais.MissedWrong(), ())] + items[k:]
@@ -494,26 +494,6 @@ def _label(obs: Any) -> str:
     if obs.value is not None:
         return f"{obs.value} km" + (f" +{obs.blisters}" if obs.blisters else "")
     return obs.kind.value
-
-
-def _next_player(view: valais.PublicView) -> int | None:
-    """Valais*Wallis: who plays after the current player when the current player's turn ends
-    now with a card drawn (the seats from the first player on, still in and holding cards; after
-    the round's last, the next round's first when nobody's hand is empty, so that the round's end
-    changes nothing); None when not known so (a hand empty: the round's end may end the game or
-    put players out) or the current player is not to place a card."""
-    if view.step is not valais.Step.PLACE or view.current_player is None:
-        return None
-
-    def place(p: int) -> int:
-        return (p - view.first_player) % view.players
-
-    later = [p for p in view.players_in if place(p) > place(view.current_player) and view.hand_counts[p] > 0]
-    if later:
-        return min(later, key=place)
-    if any(view.hand_counts[p] == 0 for p in view.players_in):
-        return None
-    return min(view.players_in, key=place)
 
 
 def _played_last(player: int, expected: int, players: int) -> bool:

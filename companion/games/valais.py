@@ -543,6 +543,26 @@ class PublicView:
     over: bool
     winners: tuple[int, ...]
 
+    def next_to_place(self) -> int | None:
+        """Who places next when the current player's turn ends now with their hand's size kept
+        (a wrong card taken back and one drawn): the next seat in the round order (from
+        ``first_player``, players still in) holding cards; after the round's last, the next
+        round's first when no hand is empty (the round's end then changes nothing). None when
+        that is not known so (a hand empty: the round's end may end the game or put players out)
+        or the current player is not to place a card."""
+        if self.step is not Step.PLACE or self.current_player is None or self.over:
+            return None
+
+        def place(p: int) -> int:  # (the order of :meth:`_Table._round_order`)
+            return (p - self.first_player) % self.players
+
+        later = [p for p in self.players_in if place(p) > place(self.current_player) and self.hand_counts[p] > 0]
+        if later:
+            return min(later, key=place)
+        if any(self.hand_counts[p] == 0 for p in self.players_in):
+            return None
+        return min(self.players_in, key=place)
+
 
 _STEP_ACTIONS: dict[Step, tuple[type, ...]] = {
     Step.PLACE: (Place, PlaceSeen),

@@ -806,3 +806,24 @@ def test_corrections_need_a_card_to_draw_and_are_not_player_actions():
         build([[5, 6], [2]], [1], stack=[41]).apply(V.MissedWrong())
     for action in (V.MissedWrong(), V.MissedDraw(1)):
         assert V.action_from_json(json.loads(json.dumps(action.to_json()))) == action
+
+
+@pytest.mark.parametrize("first_player, current, hands", [
+    (0, 0, [[5], [6], [7], [8]]),        # within the round: the next seat
+    (2, 3, [[5], [6], [7], [8]]),        # the round order starts at seat 2: seat 0 follows seat 3
+    (0, 0, [[5], [], [7], [8]]),         # an empty hand is passed over
+    (1, 0, [[5], [6], [7], [8]]),        # the round's last: the next round's first
+])
+def test_who_places_next_after_a_missed_wrong_card_is_the_engines_next_player(first_player, current, hands):
+    state = build(hands, [1], stack=[41, 42], first_player=first_player, current=current)
+    obs = state.observer()
+    expected = obs.public_view().next_to_place()
+    assert expected is not None
+    assert obs.apply(V.MissedWrong()).legal
+    assert obs.public_view().current_player == expected
+
+
+def test_who_places_next_is_left_open_where_the_rounds_end_may_change_it():
+    # the round's last player with a hand empty: the round's end may end the game or put players out
+    view = build([[5], [], [7]], [1], stack=[41], current=2).observer().public_view()
+    assert view.next_to_place() is None
